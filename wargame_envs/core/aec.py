@@ -1,0 +1,211 @@
+"""The one PettingZoo AEC adapter every battle uses.
+
+It wraps any :class:`~wargame_envs.core.engine.Engine`: each AEC step is one atomic decision of
+the agent the engine names (the inactive player gets ``agent_selection`` for the choices the rules
+give him mid-turn). Observations are ``{"observation": float32 vector, "action_mask": int8}``; only the
+agent to move has a non-zero mask. Rewards are terminal ``+1/-1`` from ``Engine.returns``; with
+``reward="shaped"`` each step also pays the change of (own score - enemy score) times
+``shaped_scale`` (scores are victory points where the battle has them). Games are recorded
+(:attr:`record`) and replay bit-exactly.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from .dice import Dice
+from .errors import IllegalActionError
+from .records import GameRecord
+
+REWARD_MODES = ("terminal", "shaped")
+
+
+class WargameAECEnv(AECEnv):
+    """Subclasses set ``metadata`` (with ``name``) and ``engine_class``; nothing else."""
+
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "rgb_array", "human"], "is_parallelizable": False,
+                                "render_fps": 2}
+    engine_class: type
+
+    def __init__(self, render_mode: str | None = None, reward: str = "terminal", shaped_scale: float = 0.05,
+                 options: dict[str, Any] | None = None, engine=None):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward {reward!r} not in {REWARD_MODES}")
+        self.render_mode = render_mode
+        self.reward_mode = reward
+        self.shaped_scale = float(shaped_scale)
+        self.default_options = dict(options or {})
+        self.engine = engine if engine is not None else self.engine_class()
+        self.possible_agents = list(self.engine.agents)
+        self.agents = self.possible_agents[:]
+        n_obs = self.engine.obs_layout.size
+        layout = self.engine.obs_layout
+        self.observation_spaces = {
+            a: spaces.Dict({
+                "observation": spaces.Box(layout.low, layout.high, (n_obs,), np.float32),
+                "action_mask": spaces.Box(0, 1, (self.engine.num_actions,), np.int8),
+            })
+            for a in self.possible_agents
+        }
+        self.action_spaces = {a: spaces.Discrete(self.engine.num_actions) for a in self.possible_agents}
+        self.state_ = None
+        self.dice: Dice | None = None
+        self.record: GameRecord | None = None
+        self._viewer = None
+
+    # ------------------------------------------------------------------ spaces
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------------- reset
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        if seed is None:
+            seed = secrets.randbits(63)
+        opts = {**self.default_options, **(options or {})}
+        self.dice = Dice(int(seed))
+        self.state_ = self.engine.new_state(opts, self.dice)
+        self.record = GameRecord(env=self.engine.name, seed=int(seed), options=opts)
+        self.agents = self.possible_agents[:]
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.infos = {a: {} for a in self.agents}
+        self._scores = self.engine.scores(self.state_)
+        self._mask = None
+        self._select_next()
+
+    # -------------------------------------------------------------------- step
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        a = self._check_action(action)
+        self._cumulative_rewards[agent] = 0.0
+        self.engine.apply(self.state_, a, self.dice)
+        self.record.actions.append(a)
+        del self.state_.log[:-200]
+        self._after_transition()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action) -> int:
+        try:
+            a = int(action)
+        except (TypeError, ValueError):
+            raise IllegalActionError(f"action must be an integer index, got {action!r}") from None
+        if a != action:
+            raise IllegalActionError(f"action must be an integer index, got {action!r}")
+        mask = self._current_mask()
+        if not 0 <= a < self.engine.num_actions or not mask[a]:
+            legal = np.flatnonzero(mask)
+            shown = ", ".join(f"{i} ({self.engine.action_to_str(self.state_, int(i))})" for i in legal[:8])
+            more = f" and {len(legal) - 8} more" if len(legal) > 8 else ""
+            raise IllegalActionError(
+                f"illegal action {a} for {self.agent_selection} at decision "
+                f"'{self.engine.decision_name(self.state_)}'; legal: {shown}{more}"
+            )
+        return a
+
+    def _after_transition(self) -> None:
+        engine, s = self.engine, self.state_
+        self.rewards = {a: 0.0 for a in self.agents}
+        if self.reward_mode == "shaped":
+            scores = engine.scores(s)
+            delta = (scores - self._scores) * self.shaped_scale
+            self._scores = scores
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] += float(delta[i] - delta[1 - i]) if len(scores) == 2 else float(delta[i])
+        self._mask = None
+        if engine.is_terminal(s):
+            ret = engine.returns(s)
+            for i, a in enumerate(self.possible_agents):
+                self.rewards[a] += float(ret[i])
+                self.infos[a] = {"returns": float(ret[i])}
+            self.terminations = {a: True for a in self.agents}
+            self.record.returns = [float(x) for x in ret]
+            self.record.final_digest = s.digest()
+        elif engine.is_truncated(s):
+            self.truncations = {a: True for a in self.agents}
+            self.record.final_digest = s.digest()
+        else:
+            self._select_next()
+        self._accumulate_rewards()
+
+    def _select_next(self) -> None:
+        p = self.engine.current_player(self.state_)
+        self.agent_selection = self.possible_agents[p]
+        for a in self.agents:
+            self.infos[a] = {}
+        self.infos[self.agent_selection] = {"decision": self.engine.decision_name(self.state_)}
+
+    # ----------------------------------------------------------------- observe
+    def _current_mask(self) -> np.ndarray:
+        if self._mask is None:
+            self._mask = self.engine.legal_mask(self.state_)
+        return self._mask
+
+    def observe(self, agent):
+        p = self.possible_agents.index(agent)
+        obs = self.engine.observe(self.state_, p)
+        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+            mask = self._current_mask().astype(np.int8)
+        else:
+            mask = np.zeros(self.engine.num_actions, dtype=np.int8)
+        return {"observation": obs, "action_mask": mask}
+
+    # ------------------------------------------------------------ convenience
+    @property
+    def game_state(self):
+        """The engine state (numpy arrays) of the current game."""
+        return self.state_
+
+    def action_to_str(self, action: int) -> str:
+        return self.engine.action_to_str(self.state_, int(action))
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self._current_mask()).tolist()
+
+    def position(self) -> dict[str, Any]:
+        """The current position, in the format ``reset(options={"position": ...})`` accepts."""
+        return self.engine.to_position(self.state_)
+
+    def save_record(self, path) -> None:
+        self.record.save(path)
+
+    # ------------------------------------------------------------------ render
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("You are calling render method without specifying any render mode.")
+            return None
+        if self.state_ is None:
+            raise RuntimeError("call reset() before render()")
+        if self.render_mode == "ansi":
+            return self.engine.render_ansi(self.state_)
+        from .render import render_rgb, show_human
+
+        image = render_rgb(self.engine.scene(self.state_))
+        if self.render_mode == "rgb_array":
+            return image
+        self._viewer = show_human(image, self.engine.render_ansi(self.state_), self._viewer)
+        return None
+
+    def close(self):
+        if self._viewer is not None:
+            from .render import close_human
+
+            close_human(self._viewer)
+            self._viewer = None

@@ -1,0 +1,146 @@
+"""The engine contract every battle meets, and the array state it works on.
+
+A battle's rules module knows nothing of PettingZoo. It subclasses :class:`Engine` and keeps its
+whole game state in an :class:`ArrayState`: fixed-shape int32 numpy arrays carved out of one buffer,
+so ``clone`` is one buffer copy plus a few views. The shared AEC adapter (``core.aec``) wraps any
+engine that meets this contract; search agents drive it directly through ``clone``/``apply``.
+
+Chance is injected: ``new_state`` and ``apply`` receive the :class:`~wargame_envs.core.dice.Dice`
+to roll with, so the same state can be continued with the game's dice, scripted dice or sampled
+dice.
+"""
+
+from __future__ import annotations
+
+import abc
+import hashlib
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .dice import Dice
+from .observation import ObservationLayout
+
+
+class ArrayState:
+    """Named int32 arrays in one contiguous buffer.
+
+    Subclasses declare ``FIELDS = {"name": shape, ...}``; each field becomes an attribute that is a
+    view into ``buf``. ``log`` holds the human-readable events of the game so far (render, replay);
+    it is not part of the rules state and is not copied by :meth:`clone`.
+    """
+
+    FIELDS: ClassVar[dict[str, tuple[int, ...]]] = {}
+    _layout: ClassVar[list[tuple[str, int, int, tuple[int, ...]]]]
+    _size: ClassVar[int]
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        layout, off = [], 0
+        for name, shape in cls.FIELDS.items():
+            shape = tuple(shape)
+            n = int(np.prod(shape)) if shape else 1
+            layout.append((name, off, off + n, shape))
+            off += n
+        cls._layout, cls._size = layout, off
+
+    def __init__(self, buf: np.ndarray | None = None):
+        self.buf = np.zeros(self._size, dtype=np.int32) if buf is None else buf
+        for name, a, b, shape in self._layout:
+            setattr(self, name, self.buf[a:b].reshape(shape) if len(shape) != 1 else self.buf[a:b])
+        self.log: list[str] = []
+
+    def clone(self) -> "ArrayState":
+        return type(self)(self.buf.copy())
+
+    def digest(self) -> str:
+        """A hash of the rules state (equal digests = identical positions)."""
+        return hashlib.sha1(self.buf.tobytes()).hexdigest()
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and np.array_equal(self.buf, other.buf)
+
+    __hash__ = None  # mutable
+
+
+class Engine(abc.ABC):
+    """Pure rules of one battle. All methods are deterministic given the dice they are handed.
+
+    Attributes every engine sets: ``name`` (``"<battle>_v0"``), ``agents`` (tuple of agent names,
+    index = player number), ``num_actions`` (size of the flat ``Discrete`` action space) and
+    ``obs_layout`` (:class:`ObservationLayout`).
+    """
+
+    name: str
+    agents: tuple[str, ...]
+    num_actions: int
+    obs_layout: ObservationLayout
+
+    # -- lifecycle
+    @abc.abstractmethod
+    def new_state(self, options: dict[str, Any] | None, dice: Dice) -> ArrayState:
+        """A fresh game (or the position in ``options['position']``), ready for the first decision."""
+
+    @abc.abstractmethod
+    def current_player(self, state: ArrayState) -> int:
+        """Index of the agent who must decide now; -1 once the game is over."""
+
+    @abc.abstractmethod
+    def legal_mask(self, state: ArrayState) -> np.ndarray:
+        """Bool array of length ``num_actions``: exactly the legal options of the pending decision."""
+
+    @abc.abstractmethod
+    def apply(self, state: ArrayState, action: int, dice: Dice) -> None:
+        """Carry out a legal ``action`` in place, rolling with ``dice``, up to the next decision."""
+
+    @abc.abstractmethod
+    def is_terminal(self, state: ArrayState) -> bool: ...
+
+    def is_truncated(self, state: ArrayState) -> bool:
+        """True when the game was cut short by a length limit (never reported as a win)."""
+        return False
+
+    @abc.abstractmethod
+    def returns(self, state: ArrayState) -> np.ndarray:
+        """Per-agent terminal returns (+1 win, -1 loss, 0 draw or unfinished)."""
+
+    def scores(self, state: ArrayState) -> np.ndarray:
+        """Per-agent running score (e.g. victory points) for shaped rewards; zeros by default."""
+        return np.zeros(len(self.agents), dtype=np.float32)
+
+    @abc.abstractmethod
+    def observe(self, state: ArrayState, player: int) -> np.ndarray:
+        """Float32 observation of ``player`` (no hidden information of the other side)."""
+
+    @abc.abstractmethod
+    def action_to_str(self, state: ArrayState, action: int) -> str:
+        """The action in the players' own terms, for the pending decision of ``state``."""
+
+    def decision_name(self, state: ArrayState) -> str:
+        """Short name of the pending decision (for logs, errors and the human agent)."""
+        return "decision"
+
+    def check_invariants(self, state: ArrayState) -> list[str]:
+        """Battle-specific invariant violations of ``state`` (stacking, ranges); empty when sound.
+        The shared invariant test suite calls it after every step of its random games."""
+        return []
+
+    def clone(self, state: ArrayState) -> ArrayState:
+        return state.clone()
+
+    def legal_actions(self, state: ArrayState) -> list[int]:
+        return np.flatnonzero(self.legal_mask(state)).tolist()
+
+    # -- positions (same format as saved games)
+    @abc.abstractmethod
+    def to_position(self, state: ArrayState) -> dict[str, Any]:
+        """The state as a JSON-friendly dict that ``new_state(options={"position": ...})`` accepts."""
+
+    # -- rendering
+    @abc.abstractmethod
+    def render_ansi(self, state: ArrayState) -> str:
+        """Text map, tracks and last events."""
+
+    @abc.abstractmethod
+    def scene(self, state: ArrayState):
+        """A :class:`~wargame_envs.core.render.Scene` for image rendering."""

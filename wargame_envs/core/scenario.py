@@ -1,0 +1,112 @@
+"""Loading scenario data files (TOML) with validation errors that name file, field and value.
+
+Every number a user might want to change lives in a battle's ``data/*.toml``. Each table (or each
+row of an array of tables) carries a ``source`` field with its provenance tag:
+
+* ``RULEBOOK``: stated in the rulebook text;
+* ``DERIVED``: forced by a worked example of the rulebook;
+* ``PROPOSED``: a reconstruction (the printed chart is not available);
+* ``SOURCED``: from a public summary of the original game.
+
+A source may add detail after the tag (``"DERIVED: example of two throws"``).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Iterable
+
+from .errors import ScenarioError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+PROVENANCE_TAGS = ("RULEBOOK", "DERIVED", "PROPOSED", "SOURCED")
+_MISSING = object()
+
+
+def load_toml(path: str | Path) -> "DataNode":
+    path = Path(path)
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except FileNotFoundError:
+        raise ScenarioError(f"{path}: data file not found") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    return DataNode(str(path), "", data)
+
+
+class DataNode:
+    """A table inside a data file; every accessor validates and names ``file: field`` on error."""
+
+    def __init__(self, file: str, path: str, value: Any):
+        self.file, self.path, self.value = file, path, value
+        if not isinstance(value, dict):
+            self._fail("", value, "expected a table")
+
+    def _where(self, key: str) -> str:
+        return f"{self.path}.{key}" if self.path and key else (self.path or key or "<top>")
+
+    def _fail(self, key: str, value: Any, why: str):
+        raise ScenarioError(f"{self.file}: field '{self._where(key)}' = {value!r}: {why}")
+
+    def fail(self, key: str, why: str):
+        """Raise a ScenarioError about ``key`` of this table (for cross-field checks)."""
+        self._fail(key, self.value.get(key, "<missing>"), why)
+
+    def has(self, key: str) -> bool:
+        return key in self.value
+
+    def keys(self) -> list[str]:
+        return list(self.value.keys())
+
+    def get(self, key: str, kind: type | tuple[type, ...], default: Any = _MISSING, *,
+            choices: Iterable[Any] | None = None, min: float | None = None, max: float | None = None) -> Any:
+        if key not in self.value:
+            if default is _MISSING:
+                raise ScenarioError(f"{self.file}: field '{self._where(key)}' is missing")
+            return default
+        v = self.value[key]
+        kinds = kind if isinstance(kind, tuple) else (kind,)
+        if isinstance(v, bool) and bool not in kinds:
+            self._fail(key, v, f"expected {'/'.join(k.__name__ for k in kinds)}")
+        if not isinstance(v, kinds):
+            self._fail(key, v, f"expected {'/'.join(k.__name__ for k in kinds)}")
+        if choices is not None:
+            choices = list(choices)
+            if v not in choices:
+                self._fail(key, v, f"expected one of {choices}")
+        if min is not None and v < min:
+            self._fail(key, v, f"must be >= {min}")
+        if max is not None and v > max:
+            self._fail(key, v, f"must be <= {max}")
+        return v
+
+    def get_list(self, key: str, item: type, default: Any = _MISSING, *, choices: Iterable[Any] | None = None) -> list:
+        v = self.get(key, list, default)
+        allowed = list(choices) if choices is not None else None
+        for i, x in enumerate(v):
+            if not isinstance(x, item) or isinstance(x, bool) and item is not bool:
+                self._fail(f"{key}[{i}]", x, f"expected {item.__name__}")
+            if allowed is not None and x not in allowed:
+                self._fail(f"{key}[{i}]", x, f"expected one of {allowed}")
+        return v
+
+    def table(self, key: str) -> "DataNode":
+        return DataNode(self.file, self._where(key), self.get(key, dict))
+
+    def rows(self, key: str) -> list["DataNode"]:
+        """An array of tables (``[[key]]``)."""
+        v = self.get(key, list)
+        return [DataNode(self.file, f"{self._where(key)}[{i}]", row) for i, row in enumerate(v)]
+
+    def source(self) -> str:
+        """The provenance tag of this table (validated)."""
+        src = self.get("source", str)
+        if src.split(":")[0].strip() not in PROVENANCE_TAGS:
+            self._fail("source", src, f"provenance must start with one of {PROVENANCE_TAGS}")
+        return src
