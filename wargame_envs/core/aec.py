@@ -209,3 +209,22 @@ class WargameAECEnv(AECEnv):
 
             close_human(self._viewer)
             self._viewer = None
+
+
+def make_env_functions(raw_env_class: type[WargameAECEnv]):
+    """``(raw_env, env)`` constructors for a battle module, PettingZoo-classic style.
+
+    ``env(**kw)`` wraps ``raw_env`` in PettingZoo's order-enforcing wrapper (illegal actions are
+    refused by the adapter itself with an :class:`IllegalActionError` that lists the legal ones).
+    """
+    from pettingzoo.utils import wrappers
+
+    def raw_env(**kwargs) -> WargameAECEnv:
+        return raw_env_class(**kwargs)
+
+    def env(**kwargs):
+        return wrappers.OrderEnforcingWrapper(raw_env_class(**kwargs))
+
+    raw_env.__doc__ = raw_env_class.__doc__
+    env.__doc__ = raw_env_class.__doc__
+    return raw_env, env
