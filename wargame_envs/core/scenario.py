@@ -13,6 +13,7 @@ A source may add detail after the tag (``"DERIVED: example of two throws"``).
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 from typing import Any, Iterable
@@ -107,6 +108,6 @@ class DataNode:
     def source(self) -> str:
         """The provenance tag of this table (validated)."""
         src = self.get("source", str)
-        if src.split(":")[0].strip() not in PROVENANCE_TAGS:
+        if re.match(r"[A-Z]*", src.strip()).group(0) not in PROVENANCE_TAGS:
             self._fail("source", src, f"provenance must start with one of {PROVENANCE_TAGS}")
         return src

@@ -1,0 +1,54 @@
+"""Victory points and the end of the game (9, 10)."""
+
+from __future__ import annotations
+
+from .state import DESTROYED, UNUSED, BerestechkoState, Phase, Reason, S
+from .tables import Tables
+
+REASON_TEXT = {
+    Reason.AUTOMATIC: "automatic victory: four enemy units destroyed [10]",
+    Reason.POINTS: "end of round 2: victory points [10]",
+    Reason.TATARS_ENDED: "the Cossack-Tatar player ended the battle after the Tatar withdrawal [9]",
+}
+
+
+def victory_points(T: Tables, s: BerestechkoState, reason: int = Reason.NONE) -> list[int]:
+    """VP of each side by the table of 10 (end bonuses only for the matching ``reason``)."""
+    v = T.sc.victory
+    vp = [0, 0]
+    status, disorg = s.status.tolist(), s.disorg.tolist()
+    for u in range(T.NC):
+        if status[u] == UNUSED:
+            continue
+        enemy = 1 - T.side[u]
+        if status[u] == DESTROYED:
+            vp[enemy] += v["destroyed_enemy_unit"]
+        elif disorg[u]:
+            vp[enemy] += v["disorganized_enemy_unit"]
+    for w in T.wagons:
+        if status[w] == DESTROYED:
+            vp[1 - T.side[w]] += v["destroyed_wagon"]
+    hexes = s.hex.tolist()
+    for u in T.combat_units_of[1]:
+        if hexes[u] >= 0 and T.camp[hexes[u]]:
+            vp[1] += v["unit_in_camp"]
+    if reason == Reason.TATARS_ENDED:
+        vp[0] += v["tatars_withdrawn_end"]
+    if reason == Reason.POINTS and s.sc[S.CONTINUED]:
+        vp[1] += v["battle_continued_end"]
+    return vp
+
+
+def end_game(T: Tables, s: BerestechkoState, winner: int | None, reason: int) -> None:
+    """Finish the game; with ``winner=None`` the victory points decide (ties to the C-T player)."""
+    vp = victory_points(T, s, reason)
+    if winner is None:
+        winner = 0 if vp[0] > vp[1] else 1
+    s.sc[S.VP0], s.sc[S.VP1] = vp
+    s.sc[S.OVER] = 1
+    s.sc[S.WINNER] = winner
+    s.sc[S.REASON] = reason
+    s.sc[S.PHASE] = Phase.GAME_OVER
+    s.sc[S.DECIDER] = -1
+    s.log.append(f"Game over: {('Polish-Lithuanian', 'Cossack-Tatar')[winner]} win, "
+                 f"VP {vp[0]}-{vp[1]}; {REASON_TEXT[Reason(reason)]}")
