@@ -19,8 +19,6 @@ range                   size       meaning (the pending decision says which appl
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 OPTIONS = (
     "buy_activation",     # 6.1.3: 2 interaction, activate any unit not activated twice
     "buy_recovery",       # 6.2.1: 3 reconnaissance, recover a disorganized unit
@@ -41,38 +39,19 @@ OPTIONS = (
 )
 
 
-@dataclass(frozen=True)
 class ActionCodec:
-    n_hexes: int
-    n_units: int  # combat units
+    """Range starts are plain int attributes: ``HEX``, ``DIE``, ``UNIT``, ``UNIT_WAGON_DIE``,
+    ``UNIT_WAGON_CMD``, ``OPTION``; ``size`` is the number of actions."""
 
-    @property
-    def HEX(self) -> int:
-        return 0
-
-    @property
-    def DIE(self) -> int:
-        return self.n_hexes
-
-    @property
-    def UNIT(self) -> int:
-        return self.DIE + 3
-
-    @property
-    def UNIT_WAGON_DIE(self) -> int:
-        return self.UNIT + self.n_units
-
-    @property
-    def UNIT_WAGON_CMD(self) -> int:
-        return self.UNIT_WAGON_DIE + self.n_units
-
-    @property
-    def OPTION(self) -> int:
-        return self.UNIT_WAGON_CMD + self.n_units
-
-    @property
-    def size(self) -> int:
-        return self.OPTION + len(OPTIONS)
+    def __init__(self, n_hexes: int, n_units: int):
+        self.n_hexes, self.n_units = n_hexes, n_units  # n_units: combat units
+        self.HEX = 0
+        self.DIE = n_hexes
+        self.UNIT = self.DIE + 3
+        self.UNIT_WAGON_DIE = self.UNIT + n_units
+        self.UNIT_WAGON_CMD = self.UNIT_WAGON_DIE + n_units
+        self.OPTION = self.UNIT_WAGON_CMD + n_units
+        self.size = self.OPTION + len(OPTIONS)
 
     def opt(self, name: str) -> int:
         return self.OPTION + OPTIONS.index(name)

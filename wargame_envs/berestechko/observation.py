@@ -9,25 +9,30 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.observation import ObservationLayout
-from .state import CLOSE, INTERACTION, ON_MAP, RANGED, RECON, WITHDRAWN, Phase, S, DESTROYED
+from .combat import resistance
+from .victory import victory_points
+from .state import CLOSE, DESTROYED, INTERACTION, ON_MAP, PHASE_NAMES, RANGED, RECON, WITHDRAWN, S
 
 PLANES = (
-    "own_cavalry", "own_infantry", "enemy_cavalry", "enemy_infantry", "tatar", "disorganized",
-    "activations",        # activations this round / 2
-    "own_wagon", "enemy_wagon",
-    "resistance",         # current R (wagons included) / 16
+    # per-unit planes (the unit's value on its hex), own = the observer's side
+    "own_cavalry", "own_infantry", "enemy_cavalry", "enemy_infantry", "tatar", "own_wagon", "enemy_wagon",
     "attack_dice", "defence_dice",  # counts / 6
     "die_sides",          # / 12
     "activation_value",   # / 5
-    "complex_terrain", "camp",
+    "disorganized",
+    "activations",        # activations this round / 2
+    "resistance",         # current R (doubled by wagons) / 16
     "active_unit", "target", "attackers", "retreating_unit",
+    # terrain
+    "complex_terrain", "camp",
 )
+N_UNIT_PLANES = 18
 
 
 def build_layout(engine) -> ObservationLayout:
     n_units = engine.scenario.n_units
     features = [
-        ("me", 2), ("round", 2), ("my_throw", 1), ("decision", len(Phase)),
+        ("me", 2), ("round", 2), ("my_throw", 1), ("decision", len(PHASE_NAMES)),
         ("dice", 18), ("dice_used", 3), ("dice_spent", 1),
         ("commands", 4),          # own recon, own interaction, enemy recon, enemy interaction (/3)
         ("tatar_spirit", 1), ("tatars_withdrawn", 1), ("battle_continued", 1),
@@ -39,99 +44,121 @@ def build_layout(engine) -> ObservationLayout:
 
 
 class _Static:
-    """Per-engine numpy constants for vectorised observation building."""
+    """Per-engine constants: each unit's static plane values by perspective, and the terrain."""
 
     def __init__(self, engine):
-        sc = engine.scenario
-        T = engine.T
-        self.side = sc.side
-        self.cav = np.asarray(T.is_cav)
-        self.inf = np.asarray(T.is_inf)
-        self.wagon = np.asarray(T.is_wagon)
-        self.tatar = np.asarray(T.is_tatar)
-        self.att = sc.attack / 6.0
-        self.dfn = sc.defence / 6.0
-        self.die = sc.die / 12.0
-        self.act = sc.act / 5.0
-        self.complex = sc.complex.astype(np.float32)
-        self.camp = sc.camp.astype(np.float32)
-        L = engine.obs_layout
-        self.plane = {name: i for i, name in enumerate(L.planes)}
-        self.sl = L.slices
+        sc, T, L = engine.scenario, engine.T, engine.obs_layout
+        U = sc.n_units
+        self.unit_table = np.zeros((2, U, N_UNIT_PLANES), dtype=np.float32)
+        for p in (0, 1):
+            for u in range(U):
+                own = sc.side[u] == p
+                self.unit_table[p, u, :11] = (
+                    own and T.is_cav[u], own and T.is_inf[u], (not own) and T.is_cav[u], (not own) and T.is_inf[u],
+                    T.is_tatar[u], own and T.is_wagon[u], (not own) and T.is_wagon[u],
+                    sc.attack[u] / 6.0, sc.defence[u] / 6.0, sc.die[u] / 12.0, sc.act[u] / 5.0,
+                )
+        self.res = sc.resistance.astype(np.float32) / 16.0
+        self.cossack_inf = np.asarray(T.is_cossack_inf)
+        self.arange = np.arange(U)
+        self.hex_onehot = np.vstack([np.eye(engine.grid.n, dtype=np.float32), np.zeros((1, engine.grid.n), np.float32)])
+        self.status_onehot = np.zeros((4, 5), dtype=np.float32)  # on map, destroyed, withdrawn (+ 2 filled later)
+        self.status_onehot[[ON_MAP, DESTROYED, WITHDRAWN], [0, 1, 2]] = 1.0
+        self.base = L.new()
+        P = L.planes_view(self.base)
+        P[PLANES.index("complex_terrain")] = sc.complex
+        P[PLANES.index("camp")] = sc.camp
+        self.unit_block = N_UNIT_PLANES * L.n_hexes
+        self.features_start = L.slices["me"].start
+        self.n_units, self.n_hexes = U, L.n_hexes
+        self.decision_width = len(PHASE_NAMES)
+        layout = engine.state_class._layout
+        self.unit_fields_end = next(end for name, _, end, _ in layout if name == "wag")
+        self.cache: list = [None, None]
+        self.vp_start, self.roster_start = L.slices["victory_points"].start, L.slices["roster"].start
+        plane_start = {name: PLANES.index(name) * L.n_hexes for name in PLANES}
+        self.active_plane, self.target_plane = plane_start["active_unit"], plane_start["target"]
+        self.attackers_plane, self.retreat_plane = plane_start["attackers"], plane_start["retreating_unit"]
+
+
+def _unit_planes(st: _Static, s, p: int) -> tuple[np.ndarray, np.ndarray]:
+    """The unit planes block and the roster values.
+
+    A (units x planes) table is placed on the hexes by a one-hot (units x hexes) matrix; off-map
+    units get an all-zero row. Wagons only have wagon-plane values, so a wagon and its infantry add up
+    without clashing.
+    """
+    disorg, acts, hexes = s.disorg, s.acts * 0.5, s.hex
+    F = st.unit_table[p].copy()
+    F[:, 11] = disorg
+    F[:, 12] = acts
+    walled = st.cossack_inf & (s.wag[hexes] >= 0)
+    F[:, 13] = np.minimum(st.res[st.arange, disorg] * (1.0 + walled), 1.0)
+    planes = (F.T @ st.hex_onehot[hexes]).ravel()
+    roster = st.status_onehot[s.status]
+    roster[:, 3] = disorg
+    roster[:, 4] = acts
+    return planes, roster.ravel()
+
+
+def _unit_part(engine, st: _Static, s, p: int) -> np.ndarray:
+    """An observation holding only what depends on the units' places and states: terrain, unit
+    planes, victory points and roster (everything else zero)."""
+    obs = st.base.copy()
+    planes, roster = _unit_planes(st, s, p)
+    obs[:st.unit_block] = planes
+    vp = victory_points(engine.T, s)
+    obs[st.vp_start:st.vp_start + 2] = (min(vp[p] / 30.0, 1.0), min(vp[1 - p] / 30.0, 1.0))
+    obs[st.roster_start:] = roster
+    return obs
 
 
 def observe(engine, s, p: int) -> np.ndarray:
     st = engine.__dict__.get("_obs_static")
     if st is None:
         st = engine._obs_static = _Static(engine)
-    L = engine.obs_layout
-    obs = L.new()
-    P = L.planes_view(obs)
-    pl, sl = st.plane, st.sl
-    T = engine.T
+    # What depends on the units' places and states changes only when units move or change state;
+    # most decisions (dice, commands, targets, artillery) leave it alone, so it is cached per
+    # observer (keyed by the unit arrays' bytes).
+    key = s.buf[:st.unit_fields_end].tobytes()
+    cached = st.cache[p]
+    if cached is None or cached[0] != key:
+        cached = st.cache[p] = (key, _unit_part(engine, st, s, p))
+    obs = cached[1].copy()
+    sc = s.sc.tolist()
+    # Combat-focus planes: active unit, target, retreating unit, attackers.
+    hexes = s.hex
+    for u, plane in ((sc[S.UNIT], st.active_plane), (sc[S.TARGET], st.target_plane), (sc[S.RET_UNIT], st.retreat_plane)):
+        if u >= 0 and hexes[u] >= 0:
+            obs[plane + hexes[u]] = 1.0
+    if sc[S.KIND]:
+        for u in np.flatnonzero(s.part).tolist():
+            if hexes[u] >= 0:
+                obs[st.attackers_plane + hexes[u]] = 1.0
 
-    on = s.status == ON_MAP
-    units = np.flatnonzero(on & ~st.wagon)
-    h = s.hex[units]
-    own = st.side[units] == p
-    cav, inf = st.cav[units], st.inf[units]
-    P[pl["own_cavalry"], h[own & cav]] = 1
-    P[pl["own_infantry"], h[own & inf]] = 1
-    P[pl["enemy_cavalry"], h[~own & cav]] = 1
-    P[pl["enemy_infantry"], h[~own & inf]] = 1
-    P[pl["tatar"], h[st.tatar[units]]] = 1
-    P[pl["disorganized"], h] = s.disorg[units]
-    P[pl["activations"], h] = s.acts[units] / 2.0
-    P[pl["attack_dice"], h] = st.att[units]
-    P[pl["defence_dice"], h] = st.dfn[units]
-    P[pl["die_sides"], h] = st.die[units]
-    P[pl["activation_value"], h] = st.act[units]
-    from .combat import resistance
-
-    P[pl["resistance"], h] = [min(resistance(T, s, int(u)) / 16.0, 1.0) for u in units]
-    wagons = np.flatnonzero(on & st.wagon)
-    wh = s.hex[wagons]
-    own_w = st.side[wagons] == p
-    P[pl["own_wagon"], wh[own_w]] = 1
-    P[pl["enemy_wagon"], wh[~own_w]] = 1
-    P[pl["complex_terrain"]] = st.complex
-    P[pl["camp"]] = st.camp
-    for key, plane in ((S.UNIT, "active_unit"), (S.TARGET, "target"), (S.RET_UNIT, "retreating_unit")):
-        u = int(s.sc[key])
-        if u >= 0 and s.hex[u] >= 0:
-            P[pl[plane], s.hex[u]] = 1
-    parts = np.flatnonzero(s.part & on)
-    P[pl["attackers"], s.hex[parts]] = 1
-
-    sc = s.sc
-    obs[sl["me"].start + p] = 1
-    obs[sl["round"].start + int(sc[S.ROUND]) - 1] = 1
-    obs[sl["my_throw"]] = float(sc[S.ACTIVE] == p)
+    # Global features up to combat_margin/no_attack, built as one Python list and written once.
+    g = [0.0] * (5 + st.decision_width + 18)
+    g[p] = 1.0
+    g[2 + sc[S.ROUND] - 1] = 1.0
+    g[4] = float(sc[S.ACTIVE] == p)
     if not sc[S.OVER]:
-        obs[sl["decision"].start + int(sc[S.PHASE])] = 1
-    for i in range(3):
-        if s.dice[i]:
-            obs[sl["dice"].start + 6 * i + int(s.dice[i]) - 1] = 1
-    obs[sl["dice_used"]] = s.used
-    obs[sl["dice_spent"]] = sc[S.SPENT] / 2.0
-    c = sl["commands"].start
-    obs[c:c + 4] = np.array([s.cmd[p, RECON], s.cmd[p, INTERACTION], s.cmd[1 - p, RECON], s.cmd[1 - p, INTERACTION]]) / 3.0
-    obs[sl["tatar_spirit"]] = sc[S.SPIRIT] / 4.0
-    obs[sl["tatars_withdrawn"]] = sc[S.TATARS_OUT]
-    obs[sl["battle_continued"]] = sc[S.CONTINUED]
-    if sc[S.KIND] in (CLOSE, RANGED):
-        obs[sl["combat_kind"].start + int(sc[S.KIND]) - 1] = 1
-    obs[sl["artillery"]] = (sc[S.ATT_ARTY], sc[S.DEF_ARTY])
-    if sc[S.TARGET] >= 0 and s.status[sc[S.TARGET]] == ON_MAP:
-        R = resistance(T, s, int(sc[S.TARGET]))
-        obs[sl["combat_margin"]] = np.clip((sc[S.ROLL_DIFF] - R) / 20.0 + 0.5, 0.0, 1.0)
-    obs[sl["no_attack"]] = sc[S.NO_ATTACK]
-    vp = engine.scores(s)
-    obs[sl["victory_points"]] = np.clip(np.array([vp[p], vp[1 - p]]) / 30.0, 0.0, 1.0)
-    r = obs[sl["roster"]].reshape(-1, 5)
-    r[:, 0] = on
-    r[:, 1] = s.status == DESTROYED
-    r[:, 2] = s.status == WITHDRAWN
-    r[:, 3] = s.disorg
-    r[:, 4] = s.acts / 2.0
+        g[5 + sc[S.PHASE]] = 1.0
+    base = 5 + st.decision_width
+    for i, v in enumerate(s.dice.tolist()):
+        if v:
+            g[base + 6 * i + v - 1] = 1.0
+    g += s.used.tolist()
+    g.append(sc[S.SPENT] * 0.5)
+    cmd = s.cmd.tolist()
+    g += (cmd[p][RECON] / 3.0, cmd[p][INTERACTION] / 3.0, cmd[1 - p][RECON] / 3.0, cmd[1 - p][INTERACTION] / 3.0)
+    g += (sc[S.SPIRIT] * 0.25, sc[S.TATARS_OUT], sc[S.CONTINUED])
+    g += (sc[S.KIND] == CLOSE, sc[S.KIND] == RANGED, sc[S.ATT_ARTY], sc[S.DEF_ARTY])
+    t = sc[S.TARGET]
+    margin = 0.0
+    if t >= 0 and s.status[t] == ON_MAP:
+        margin = min(max((sc[S.ROLL_DIFF] - resistance(engine.T, s, t)) / 20.0 + 0.5, 0.0), 1.0)
+    g += (margin, sc[S.NO_ATTACK])
+    obs[st.features_start:st.vp_start] = g
+    if sc[S.OVER]:  # final VP include the end bonuses of 9/10
+        obs[st.vp_start:st.vp_start + 2] = (min(sc[S.VP0 + p] / 30.0, 1.0), min(sc[S.VP0 + 1 - p] / 30.0, 1.0))
     return obs

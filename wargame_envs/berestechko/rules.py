@@ -22,11 +22,10 @@ from .data import SIDES, load_scenario
 from .observation import build_layout, observe
 from .position import from_position, to_position
 from .state import (CLOSE, DESTROYED, INTERACTION, ON_MAP, RANGED, RECON, UNUSED, WITHDRAWN, BerestechkoState,
-                    Phase, Reason, S, make_state_class)
+                    PHASE_NAMES, Phase, Reason, S, make_state_class)
 from .tables import Tables
 from .victory import end_game, victory_points
 
-DECISION_NAMES = {p: p.name.lower() for p in Phase}
 
 
 class BerestechkoEngine(Engine):
@@ -43,6 +42,7 @@ class BerestechkoEngine(Engine):
         self.obs_layout = build_layout(self)
         c = self.codec
         self._opt = {name: c.opt(name) for name in OPTIONS}
+        self._handlers = [getattr(self, f"_on_{name}", None) for name in PHASE_NAMES]
 
     # ================================================================ lifecycle
     def new_state(self, options: dict[str, Any] | None, dice: Dice) -> BerestechkoState:
@@ -78,7 +78,7 @@ class BerestechkoEngine(Engine):
         return observe(self, s, player)
 
     def decision_name(self, s: BerestechkoState) -> str:
-        return DECISION_NAMES[Phase(int(s.sc[S.PHASE]))]
+        return PHASE_NAMES[int(s.sc[S.PHASE])]
 
     def to_position(self, s: BerestechkoState) -> dict[str, Any]:
         return to_position(self, s)
@@ -264,9 +264,7 @@ class BerestechkoEngine(Engine):
     # ==================================================================== apply
     def apply(self, s: BerestechkoState, action: int, dice: Dice) -> None:
         kind, arg = self.codec.decode(action)
-        phase = Phase(int(s.sc[S.PHASE]))
-        handler = getattr(self, f"_on_{phase.name.lower()}")
-        handler(s, kind, arg, dice)
+        self._handlers[int(s.sc[S.PHASE])](s, kind, arg, dice)
 
     # ---- the throw (4.1)
     def _throw(self, s: BerestechkoState, dice: Dice) -> None:
@@ -279,7 +277,7 @@ class BerestechkoEngine(Engine):
         self._set_phase(s, Phase.CHOOSE_DIE, p)
         s.log.append(f"{_side(p)} throws {int(s.dice[0])}, {int(s.dice[1])}, {int(s.dice[2])} [4.1]")
 
-    def _set_phase(self, s: BerestechkoState, phase: Phase, decider: int) -> None:
+    def _set_phase(self, s: BerestechkoState, phase: int, decider: int) -> None:
         s.sc[S.PHASE] = phase
         s.sc[S.DECIDER] = decider
 

@@ -20,8 +20,8 @@ RECON, INTERACTION = 0, 1
 CLOSE, RANGED = 1, 2
 
 
-class S(IntEnum):
-    """Indices of the scalar block ``state.sc``."""
+class S:
+    """Indices of the scalar block ``state.sc`` (plain ints: enum attribute access is slow)."""
 
     ROUND = 0          # 1 or 2
     ACTIVE = 1         # player making the throw
@@ -55,8 +55,8 @@ class S(IntEnum):
     N = 29
 
 
-class Phase(IntEnum):
-    """Pending decision kinds (``decision_name`` gives their names)."""
+class Phase:
+    """Pending decision kinds (plain ints; ``PHASE_NAMES`` gives their names)."""
 
     CHOOSE_DIE = 0        # active: a die, an additional activation, a recovery, or end the throw
     DIE_COMMAND = 1       # active: +1 reconnaissance or +1 interaction (4.1, 6)
@@ -76,6 +76,10 @@ class Phase(IntEnum):
     GAME_OVER = 15
 
 
+PHASE_NAMES = tuple(k.lower() for k, v in sorted(
+    ((k, v) for k, v in vars(Phase).items() if not k.startswith("_")), key=lambda kv: kv[1]))
+
+
 class Reason(IntEnum):
     NONE = 0
     AUTOMATIC = 1        # four enemy units destroyed (10)
@@ -90,7 +94,7 @@ class BerestechkoState(ArrayState):
 def make_state_class(n_units: int, n_hexes: int) -> type[BerestechkoState]:
     """A state class sized for a scenario (the default has 20 counters and 49 hexes)."""
     fields = {
-        "hex": (n_units,), "status": (n_units,), "disorg": (n_units,), "acts": (n_units,), "part": (n_units,),
-        "occ": (n_hexes,), "wag": (n_hexes,), "dice": (3,), "used": (3,), "cmd": (2, 2), "sc": (int(S.N),),
+        "hex": (n_units,), "status": (n_units,), "disorg": (n_units,), "acts": (n_units,),
+        "occ": (n_hexes,), "wag": (n_hexes,), "part": (n_units,), "dice": (3,), "used": (3,), "cmd": (2, 2), "sc": (int(S.N),),
     }
     return type(f"BerestechkoState_{n_units}_{n_hexes}", (BerestechkoState,), {"FIELDS": fields})

@@ -16,21 +16,18 @@ def victory_points(T: Tables, s: BerestechkoState, reason: int = Reason.NONE) ->
     """VP of each side by the table of 10 (end bonuses only for the matching ``reason``)."""
     v = T.sc.victory
     vp = [0, 0]
-    status, disorg = s.status.tolist(), s.disorg.tolist()
-    for u in range(T.NC):
-        if status[u] == UNUSED:
+    status, disorg, hexes = s.status.tolist(), s.disorg.tolist(), s.hex.tolist()
+    destroyed_unit, disorganized_unit = v["destroyed_enemy_unit"], v["disorganized_enemy_unit"]
+    for u in range(T.U):
+        st = status[u]
+        if st == UNUSED:
             continue
         enemy = 1 - T.side[u]
-        if status[u] == DESTROYED:
-            vp[enemy] += v["destroyed_enemy_unit"]
+        if st == DESTROYED:
+            vp[enemy] += v["destroyed_wagon"] if T.is_wagon[u] else destroyed_unit
         elif disorg[u]:
-            vp[enemy] += v["disorganized_enemy_unit"]
-    for w in T.wagons:
-        if status[w] == DESTROYED:
-            vp[1 - T.side[w]] += v["destroyed_wagon"]
-    hexes = s.hex.tolist()
-    for u in T.combat_units_of[1]:
-        if hexes[u] >= 0 and T.camp[hexes[u]]:
+            vp[enemy] += disorganized_unit
+        elif enemy == 0 and hexes[u] >= 0 and T.camp[hexes[u]] and not T.is_wagon[u]:
             vp[1] += v["unit_in_camp"]
     if reason == Reason.TATARS_ENDED:
         vp[0] += v["tatars_withdrawn_end"]

@@ -84,6 +84,7 @@ class WargameAECEnv(AECEnv):
         self.infos = {a: {} for a in self.agents}
         self._scores = self.engine.scores(self.state_)
         self._mask = None
+        self.agent_selection = self.possible_agents[0]
         self._select_next()
 
     # -------------------------------------------------------------------- step
@@ -95,7 +96,8 @@ class WargameAECEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.engine.apply(self.state_, a, self.dice)
         self.record.actions.append(a)
-        del self.state_.log[:-200]
+        if len(self.state_.log) > 400:  # keep the event log bounded in long games
+            del self.state_.log[:-200]
         self._after_transition()
         if self.render_mode == "human":
             self.render()
@@ -144,11 +146,11 @@ class WargameAECEnv(AECEnv):
         self._accumulate_rewards()
 
     def _select_next(self) -> None:
-        p = self.engine.current_player(self.state_)
-        self.agent_selection = self.possible_agents[p]
-        for a in self.agents:
-            self.infos[a] = {}
-        self.infos[self.agent_selection] = {"decision": self.engine.decision_name(self.state_)}
+        agent = self.possible_agents[self.engine.current_player(self.state_)]
+        if agent != self.agent_selection:
+            self.infos[self.agent_selection] = {}
+        self.agent_selection = agent
+        self.infos[agent] = {"decision": self.engine.decision_name(self.state_)}
 
     # ----------------------------------------------------------------- observe
     def _current_mask(self) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Throughput benchmarks of the environments (``python -m benchmarks.bench_envs``)."""

@@ -1,0 +1,286 @@
+"""``wargames``: list the battles, play a game between agents, replay a game record.
+
+    wargames list
+    wargames play berestechko --p1 scripted --p2 random --seed 1 --render ansi --record game.json
+    wargames replay game.json --format gif --out replays/
+
+Agent specs: ``random``, ``scripted`` (the battle's ``agents.<battle>_scripted`` module), and, once
+they exist, ``mcts``, ``human`` and ``ckpt:PATH``. User errors (unknown battle, bad agent spec,
+corrupt record) print ``error: ...`` and exit with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from . import registry
+from .core.errors import WargameError
+from .core.records import GameRecord, replay
+
+EXIT_USAGE = 2
+AGENT_SPECS = ("random", "scripted", "mcts", "human", "ckpt:PATH")
+# Agents the CLI will offer once they are written: spec -> what is missing.
+PENDING_AGENTS = {"mcts": "the MCTS search agent", "human": "the human (terminal) agent",
+                  "ckpt": "loading trained-policy checkpoints"}
+MAX_GIF_FRAMES = 150  # default --every for GIFs keeps memory bounded on long games
+
+
+class CliError(WargameError):
+    """A user error: printed as ``error: <message>``, exit status 2."""
+
+
+# --------------------------------------------------------------------------- battles and agents
+def resolve_battle(name: str) -> str:
+    """Full env name (``berestechko`` -> ``berestechko_v0``), or a CliError listing the battles."""
+    try:
+        return registry.resolve(name)
+    except KeyError as exc:
+        raise CliError(exc.args[0]) from None
+
+
+def load_engine(name: str):
+    try:
+        return registry.make_engine(name)
+    except KeyError:
+        raise CliError(f"no battle {name!r} in this version; available: {sorted(registry.BATTLES)}") from None
+    except ImportError as exc:
+        raise CliError(f"battle {name} cannot be loaded: {exc}") from None
+
+
+def _battle_short(battle: str) -> str:
+    return registry.resolve(battle).rsplit("_v", 1)[0]
+
+
+def _scripted_agent_class(battle: str):
+    """The ``*ScriptedAgent`` class of ``agents.<battle>_scripted``."""
+    module_name = f"agents.{_battle_short(battle)}_scripted"
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name not in (module_name, "agents"):
+            raise  # the module exists but is broken: show the real import error
+        raise CliError(f"no scripted agent for {battle}: module {module_name} does not exist") from None
+    classes = [obj for name, obj in vars(module).items()
+               if name.endswith("ScriptedAgent") and inspect.isclass(obj) and obj.__module__ == module.__name__]
+    if len(classes) != 1:
+        found = [c.__name__ for c in classes] or "none"
+        raise CliError(f"{module_name} should define exactly one *ScriptedAgent class, found {found}")
+    return classes[0]
+
+
+def resolve_agent(spec: str, battle: str, seed: int | None = None):
+    """An agent for ``battle`` from a spec string (see ``AGENT_SPECS``)."""
+    kind, _, arg = spec.partition(":")
+    if kind == "random" and not arg:
+        from agents.base import RandomAgent
+
+        return RandomAgent(seed)
+    if kind == "scripted" and not arg:
+        cls = _scripted_agent_class(battle)
+        return cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()
+    if kind in PENDING_AGENTS and (kind == "ckpt") == bool(arg):
+        raise CliError(f"agent {spec!r} is not available yet: {PENDING_AGENTS[kind]} is not written")
+    raise CliError(f"bad agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+
+
+def agent_seed(game_seed: int, player: int) -> int:
+    """A seed for player ``player``'s agent, independent of the dice stream seeded with ``game_seed``."""
+    return int(np.random.SeedSequence([game_seed, player + 1]).generate_state(1)[0])
+
+
+def describe_result(agents: Sequence[str], returns: Sequence[float] | None) -> str:
+    if returns is None:
+        return "no result (game truncated)"
+    best = max(returns)
+    winners = [a for a, r in zip(agents, returns) if r == best]
+    if best <= 0 or len(winners) != 1:
+        return f"draw (returns {list(returns)})"
+    return f"winner: {winners[0]} (returns {list(returns)})"
+
+
+# --------------------------------------------------------------------------- commands
+def cmd_list(args) -> int:
+    print(f"{'battle':<18} {'agents':<34} {'actions':>8} {'obs size':>9}")
+    for name in sorted(registry.BATTLES):
+        try:
+            engine = load_engine(name)
+        except WargameError as exc:  # not importable, or its data files do not validate
+            print(f"{name:<18} unavailable: {exc}")
+            continue
+        print(f"{name:<18} {', '.join(engine.agents):<34} {engine.num_actions:>8} {engine.obs_layout.size:>9}")
+    return 0
+
+
+def play_game(env, agents: Sequence, verbose: bool = False) -> int:
+    """Play ``env`` (already reset) to the end with one agent per player; returns the decision count."""
+    raw = env.unwrapped
+    decisions = 0
+    for name in env.agent_iter():
+        obs, _, terminated, truncated, _ = env.last()
+        if terminated or truncated:
+            env.step(None)
+            continue
+        player = raw.possible_agents.index(name)
+        mask = obs["action_mask"].astype(bool)
+        action = agents[player].act(raw.engine, raw.game_state, player, mask)
+        if verbose:
+            print(f"{decisions + 1:5d} {name}: {raw.action_to_str(action)}")
+        env.step(action)
+        decisions += 1
+    return decisions
+
+
+def cmd_play(args) -> int:
+    name = resolve_battle(args.battle)
+    specs = (args.p1, args.p2)
+    players = [resolve_agent(spec, name, agent_seed(args.seed, i)) for i, spec in enumerate(specs)]
+    render_mode = None if args.render == "none" else args.render
+    env = registry.make(name, render_mode=render_mode, engine=load_engine(name))
+    raw = env.unwrapped
+    if len(raw.possible_agents) != len(players):
+        raise CliError(f"{name} has {len(raw.possible_agents)} players; the CLI seats two")
+    env.reset(seed=args.seed)
+    raw.record.players = dict(zip(raw.possible_agents, specs))
+    decisions = play_game(env, players, args.verbose)
+    if args.render == "ansi":
+        print(env.render())
+    elif args.render == "rgb_array":
+        from .core.render import save_png
+
+        print(f"final image: {save_png(env.render(), Path(args.out) / f'{name}_final.png')}")
+    print(f"{name} seed {args.seed}: {specs[0]} vs {specs[1]}, {decisions} decisions")
+    print(describe_result(raw.possible_agents, raw.record.returns))
+    if args.record:
+        print(f"record: {raw.record.save(args.record)}")
+    env.close()
+    return 0
+
+
+def cmd_replay(args) -> int:
+    try:
+        record = GameRecord.load(args.record)
+    except IsADirectoryError:
+        raise CliError(f"{args.record}: is a folder, not a game record") from None
+    except PermissionError:
+        raise CliError(f"{args.record}: permission denied") from None
+    engine = load_engine(record.env)
+    n = len(record.actions)
+    every = args.every or (max(1, math.ceil(n / MAX_GIF_FRAMES)) if args.format == "gif" else 1)
+    if every < 1:
+        raise CliError(f"--every must be at least 1, got {every}")
+    out = Path(args.out)
+    players = ", ".join(f"{a}={s}" for a, s in record.players.items()) or "unknown players"
+    print(f"{record.env} seed {record.seed}, {n} decisions ({players})")
+    if args.format == "text":
+        state = _replay_text(record, engine)
+    elif args.format == "png":
+        state = _replay_png(record, engine, out, every)
+    else:
+        from .core.render import save_gif
+
+        frames = _ReplayFrames(record, engine, every)
+        print(f"gif: {save_gif(frames, out / 'game.gif', args.duration_ms)}")
+        state = frames.final_state
+    print(describe_result(engine.agents, _returns(engine, state)))
+    return 0
+
+
+def _returns(engine, state) -> list[float] | None:
+    return [float(r) for r in engine.returns(state)] if engine.is_terminal(state) else None
+
+
+def _replay_text(record: GameRecord, engine):
+    for i, (_, state, action) in enumerate(replay(record, engine)):
+        if action is None:
+            print(engine.render_ansi(state))
+            return state
+        print(f"{i + 1:5d} {engine.agents[engine.current_player(state)]}: {engine.action_to_str(state, action)}")
+
+
+def _replay_png(record: GameRecord, engine, out: Path, every: int):
+    from .core.render import render_rgb, save_png
+
+    written = 0
+    for i, (_, state, action) in enumerate(replay(record, engine)):
+        if action is None:
+            print(f"png: {written} decision images and {save_png(render_rgb(engine.scene(state)), out / 'final.png')}")
+            return state
+        if i % every == 0:
+            save_png(render_rgb(engine.scene(state)), out / f"decision_{i + 1:04d}.png")
+            written += 1
+
+
+class _ReplayFrames:
+    """Images of every ``every``-th decision and of the final position, rendered lazily (for GIFs)."""
+
+    def __init__(self, record: GameRecord, engine, every: int):
+        self.record, self.engine, self.every = record, engine, every
+        self.final_state = None
+
+    def __iter__(self):
+        from .core.render import render_rgb
+
+        for i, (_, state, action) in enumerate(replay(self.record, self.engine)):
+            if action is None:
+                self.final_state = state
+            if action is None or i % self.every == 0:
+                yield render_rgb(self.engine.scene(state))
+
+
+# --------------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wargames", description="Historical hex-and-counter wargames as RL environments.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("list", help="the registered battles").set_defaults(func=cmd_list)
+
+    play = sub.add_parser("play", help="play one game between two agents")
+    play.add_argument("battle", help="env name, e.g. berestechko_v0 or berestechko")
+    play.add_argument("--p1", default="random", help=f"first player's agent: {', '.join(AGENT_SPECS)}")
+    play.add_argument("--p2", default="random", help="second player's agent (same specs)")
+    play.add_argument("--seed", type=int, default=1, help="dice seed (agents get seeds derived from it)")
+    play.add_argument("--render", choices=("ansi", "rgb_array", "none"), default="none",
+                      help="ansi: print the final text map; rgb_array: write the final PNG to --out")
+    play.add_argument("--record", metavar="PATH", help="save the game record (JSON) here")
+    play.add_argument("--out", default=".", help="folder for images (default: current folder)")
+    play.add_argument("--verbose", "-v", action="store_true", help="print every decision")
+    play.set_defaults(func=cmd_play)
+
+    rep = sub.add_parser("replay", help="replay a game record (bit-exact)")
+    rep.add_argument("record", help="game record JSON written by 'play --record'")
+    rep.add_argument("--format", choices=("text", "png", "gif"), default="text",
+                     help="text: every decision and the final map; png: decision_NNNN.png + final.png; gif: game.gif")
+    rep.add_argument("--out", default=".", help="folder for images (default: current folder)")
+    rep.add_argument("--every", type=int, default=0, metavar="K",
+                     help=f"image every K-th decision (default 1; GIFs: at most {MAX_GIF_FRAMES} frames)")
+    rep.add_argument("--duration-ms", type=int, default=500, help="GIF frame duration")
+    rep.set_defaults(func=cmd_replay)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error argparse has already printed
+        return int(exc.code or 0)
+    try:
+        return args.func(args)
+    except WargameError as exc:  # CliError, RecordError, IllegalActionError, ScenarioError ...
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
