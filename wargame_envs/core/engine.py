@@ -128,6 +128,12 @@ class Engine(abc.ABC):
     def clone(self, state: ArrayState) -> ArrayState:
         return state.clone()
 
+    def sample_hidden(self, state: ArrayState, player: int, rng) -> ArrayState:
+        """A clone of ``state`` in which whatever ``player`` cannot see is redrawn at random from what
+        he could believe (a determinization, for search agents that must not peek). Battles without
+        hidden information return a plain clone."""
+        return state.clone()
+
     def legal_actions(self, state: ArrayState) -> list[int]:
         return np.flatnonzero(self.legal_mask(state)).tolist()
 
