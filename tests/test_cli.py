@@ -8,7 +8,6 @@ import types
 
 import pytest
 
-from test_records import race_battle  # noqa: F401  (fixture registering the tiny race_v0 battle)
 from wargame_envs import cli, registry
 from wargame_envs.core.records import GameRecord
 
@@ -36,9 +35,8 @@ def test_unknown_battle(capsys):
     ("alphago", "bad agent spec 'alphago'"),
     ("random:3", "bad agent spec 'random:3'"),
     ("scripted", "no scripted agent for race_v0: module agents.race_scripted does not exist"),
-    ("mcts", "agent 'mcts' is not available yet"),
-    ("human", "agent 'human' is not available yet"),
-    ("ckpt:runs/best.pt", "agent 'ckpt:runs/best.pt' is not available yet"),
+    ("mcts:0", "bad agent spec 'mcts:0'"),
+    ("ckpt:runs/missing.zip", "runs/missing.zip"),
     ("ckpt", "bad agent spec 'ckpt'"),
 ])
 def test_bad_agent_specs(race_battle, capsys, spec, fragment):

@@ -4,16 +4,14 @@
     wargames play berestechko --p1 scripted --p2 random --seed 1 --render ansi --record game.json
     wargames replay game.json --format gif --out replays/
 
-Agent specs: ``random``, ``scripted`` (the battle's ``agents.<battle>_scripted`` module), and, once
-they exist, ``mcts``, ``human`` and ``ckpt:PATH``. User errors (unknown battle, bad agent spec,
+Agent specs (``agents.registry.AGENT_SPECS``): ``random``, ``scripted`` (the battle's
+``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` and ``ckpt:PATH``. User errors (unknown battle, bad agent spec,
 corrupt record) print ``error: ...`` and exit with status 2.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
-import inspect
 import math
 import os
 import sys
@@ -27,10 +25,6 @@ from .core.errors import WargameError
 from .core.records import GameRecord, replay
 
 EXIT_USAGE = 2
-AGENT_SPECS = ("random", "scripted", "mcts", "human", "ckpt:PATH")
-# Agents the CLI will offer once they are written: spec -> what is missing.
-PENDING_AGENTS = {"mcts": "the MCTS search agent", "human": "the human (terminal) agent",
-                  "ckpt": "loading trained-policy checkpoints"}
 MAX_GIF_FRAMES = 150  # default --every for GIFs keeps memory bounded on long games
 
 
@@ -56,40 +50,17 @@ def load_engine(name: str):
         raise CliError(f"battle {name} cannot be loaded: {exc}") from None
 
 
-def _battle_short(battle: str) -> str:
-    return registry.resolve(battle).rsplit("_v", 1)[0]
-
-
-def _scripted_agent_class(battle: str):
-    """The ``*ScriptedAgent`` class of ``agents.<battle>_scripted``."""
-    module_name = f"agents.{_battle_short(battle)}_scripted"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (module_name, "agents"):
-            raise  # the module exists but is broken: show the real import error
-        raise CliError(f"no scripted agent for {battle}: module {module_name} does not exist") from None
-    classes = [obj for name, obj in vars(module).items()
-               if name.endswith("ScriptedAgent") and inspect.isclass(obj) and obj.__module__ == module.__name__]
-    if len(classes) != 1:
-        found = [c.__name__ for c in classes] or "none"
-        raise CliError(f"{module_name} should define exactly one *ScriptedAgent class, found {found}")
-    return classes[0]
-
-
 def resolve_agent(spec: str, battle: str, seed: int | None = None):
-    """An agent for ``battle`` from a spec string (see ``AGENT_SPECS``)."""
-    kind, _, arg = spec.partition(":")
-    if kind == "random" and not arg:
-        from agents.base import RandomAgent
+    """An agent for ``battle`` from a spec string (see ``agents.registry.AGENT_SPECS``); a bad or
+    unavailable spec is a CliError."""
+    from agents.registry import make_agent
 
-        return RandomAgent(seed)
-    if kind == "scripted" and not arg:
-        cls = _scripted_agent_class(battle)
-        return cls(seed=seed) if "seed" in inspect.signature(cls).parameters else cls()
-    if kind in PENDING_AGENTS and (kind == "ckpt") == bool(arg):
-        raise CliError(f"agent {spec!r} is not available yet: {PENDING_AGENTS[kind]} is not written")
-    raise CliError(f"bad agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+    try:
+        return make_agent(spec, battle, seed)
+    except KeyError as exc:  # unknown battle
+        raise CliError(exc.args[0]) from None
+    except ValueError as exc:  # bad spec, or its agent module is missing
+        raise CliError(str(exc)) from None
 
 
 def agent_seed(game_seed: int, player: int) -> int:
@@ -245,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one game between two agents")
     play.add_argument("battle", help="env name, e.g. berestechko_v0 or berestechko")
-    play.add_argument("--p1", default="random", help=f"first player's agent: {', '.join(AGENT_SPECS)}")
+    play.add_argument("--p1", default="random", help="first player's agent: random, scripted, mcts, mcts:N, human, ckpt:PATH")
     play.add_argument("--p2", default="random", help="second player's agent (same specs)")
     play.add_argument("--seed", type=int, default=1, help="dice seed (agents get seeds derived from it)")
     play.add_argument("--render", choices=("ansi", "rgb_array", "none"), default="none",

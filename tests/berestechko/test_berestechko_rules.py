@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from bx_helpers import CT, ENGINE, PL, action, decider, decision, legal, play, start, unit
+from bx_helpers import CT, ENGINE, PL, decider, decision, legal, play, start, unit
 
 from wargame_envs.berestechko.state import DESTROYED, S, WITHDRAWN
 from wargame_envs.core import Dice, ScriptedDice

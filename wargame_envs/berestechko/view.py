@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 from ..core.render_scene import Counter, Scene
-from .actions import OPTIONS
-from .state import CLOSE, INTERACTION, ON_MAP, RECON, WITHDRAWN, DESTROYED, Phase, S
+from .state import INTERACTION, ON_MAP, RECON, WITHDRAWN, DESTROYED, Phase, S
 
 SIDE_NAMES = ("Polish-Lithuanian", "Cossack-Tatar")
 SIDE_COLORS = ((196, 40, 40), (40, 80, 200))

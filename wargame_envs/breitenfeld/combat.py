@@ -1,0 +1,316 @@
+"""Combat (8.0): obligations (8.11, 8.12, 8.21), building attacks (8.13, 8.22, 8.23), odds and the
+Combat Results Table (8.0, 8.6), terrain (8.4), leaders (10.1), charges (12.5 + reference 6).
+
+An attack is a set of attacking units and a set of defending units in which every attacker is adjacent to
+every defender (8.15, 8.21, 8.22). The active corps' undisrupted units that are in an enemy ZOC when the
+combat phase starts must attack (8.12), and every undisrupted enemy unit next to them must be attacked
+unless it is also next to an inactive undisrupted friendly unit (8.11, 8.21). The mask keeps every choice
+on a path that can still meet all obligations: an attack may only be resolved if each obligated unit left
+out still has an unengaged opponent next to it (a cover by "star" attacks then always exists), and a unit
+may only be added if the attack can still be completed that way (:func:`closure`).
+"""
+
+from __future__ import annotations
+
+from . import demoralization
+from .disruption import disrupt, eliminate
+from .leaders import leader_values_by_hex
+from .state import (F_ATK, F_CHARGE, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_PHASE_CLEAR, F_SPENT,
+                    G_ACTIVE, G_VIS, G_VIS_OPT)
+from .zoc import Snap, in_enemy_zoc
+
+
+class Ctx:
+    """Per-call combat view: who may attack, who is obligated, who is in the attack being built."""
+
+    __slots__ = ("D", "s", "snap", "side", "active", "adj", "elig", "o1", "o2", "sa", "sd", "avail_def")
+
+    def __init__(self, D, s, snap: Snap | None = None):
+        self.D, self.s = D, s
+        self.snap = snap = snap or Snap(D, s)
+        self.active = active = int(s.g[G_ACTIVE])
+        self.side = side = D.corps_side[active]
+        self.adj = D.adjset
+        uh, ud, uf = snap.uh, snap.ud, snap.uf
+        cup = s.cup.tolist()
+        elig = set()
+        o1, o2, sa, sd, avail_def = [], [], set(), set(), set()
+        for u, h in enumerate(uh):
+            if h < 0:
+                continue
+            f = uf[u]
+            if D.unit_side[u] == side:
+                if f & F_IN_ATK:
+                    sa.add(u)
+                if not ud[u] and not f & (F_ATK | F_SPENT):
+                    c = D.unit_corps[u]
+                    if c == active or (cup[c] and not in_enemy_zoc(D, snap, h, side)):
+                        elig.add(u)           # 8.23: not yet activated, not in an enemy ZOC
+                if f & F_MUST_ATK and not f & F_ATK and not ud[u]:
+                    o1.append(u)
+            else:
+                if f & F_IN_ATK:
+                    sd.add(u)
+                if not f & F_DEF:
+                    avail_def.add(u)
+                    if f & F_MUST_DEF:
+                        o2.append(u)
+        self.elig, self.o1, self.o2, self.sa, self.sd, self.avail_def = elig, o1, o2, sa, sd, avail_def
+
+    def is_active(self, u: int) -> bool:
+        return self.D.unit_corps[u] == self.active
+
+    def adjacent(self, u: int, v: int) -> bool:
+        return self.snap.uh[v] in self.adj[self.snap.uh[u]]
+
+    def neighbours(self, u: int) -> list[int]:
+        at = self.snap.at
+        return [at[j] for j in self.D.grid.adjacent[self.snap.uh[u]] if at[j] >= 0]
+
+    # ------------------------------------------------------------------ feasibility
+    def closure(self, sa: set[int], sd: set[int]):
+        """Add the units any completion must include; None if the attack cannot meet the obligations."""
+        sa, sd = set(sa), set(sd)
+        while True:
+            changed = False
+            for o in self.o1:
+                if o in sa:
+                    continue
+                if not any(e in self.avail_def and e not in sd for e in self.neighbours(o)):
+                    if not sd or not all(self.adjacent(o, d) for d in sd) or o not in self.elig:
+                        return None
+                    sa.add(o)
+                    changed = True
+            for o in self.o2:
+                if o in sd:
+                    continue
+                if not any(a in self.elig and a not in sa and self.is_active(a) for a in self.neighbours(o)):
+                    if not all(self.adjacent(a, o) for a in sa):
+                        return None
+                    sd.add(o)
+                    changed = True
+            if not changed:
+                return sa, sd
+
+    def completable(self, sa: set[int], sd: set[int]) -> bool:
+        r = self.closure(sa, sd)
+        if r is None:
+            return False
+        sa2, sd2 = r
+        if not sd2:
+            return False
+        if any(self.is_active(a) for a in sa2):
+            return True
+        for a in self.elig:
+            if a not in sa2 and self.is_active(a) and all(self.adjacent(a, d) for d in sd2):
+                if self.closure(sa2 | {a}, sd2) is not None:
+                    return True
+        return False
+
+    def can_resolve(self) -> bool:
+        if not self.sd or not any(self.is_active(a) for a in self.sa):
+            return False
+        r = self.closure(self.sa, self.sd)
+        return r is not None and r[0] == self.sa and r[1] == self.sd
+
+    def obligations_left(self) -> bool:
+        return bool(self.o1 or self.o2)
+
+    def start_candidates(self) -> list[int]:
+        """Enemy units an attack may be declared on now."""
+        out = []
+        for e in self.avail_def:
+            if any(a in self.elig and self.is_active(a) for a in self.neighbours(e)):
+                if self.completable(set(), {e}):
+                    out.append(e)
+        return out
+
+    def add_candidates(self) -> list[int]:
+        """Units (friendly attackers or enemy defenders) that may join the attack being built."""
+        out = []
+        seen = set()
+        members = list(self.sa) + list(self.sd)
+        for m in members:
+            for v in self.neighbours(m):
+                if v in seen or v in self.sa or v in self.sd:
+                    continue
+                seen.add(v)
+                if self.D.unit_side[v] == self.side:
+                    if v in self.elig and all(self.adjacent(v, d) for d in self.sd):
+                        if self.completable(self.sa | {v}, self.sd):
+                            out.append(v)
+                else:
+                    if v in self.avail_def and all(self.adjacent(a, v) for a in self.sa):
+                        if self.completable(self.sa, self.sd | {v}):
+                            out.append(v)
+        return out
+
+    def charge_eligible(self) -> list[int]:
+        return [a for a in self.sa if can_charge(self.D, self.s, self.snap, a, self.sd)]
+
+
+def can_charge(D, s, snap: Snap, a: int, sd) -> bool:
+    """Reference 6 (Charge) with 12.5 and the restricted-visibility limit."""
+    if D.unit_kind[a] != 1 or snap.ud[a]:
+        return False
+    st = int(s.u_start[a])
+    if D.unit_corps[a] != int(s.g[G_ACTIVE]) or st < 0 or D.grid.dist[st, snap.uh[a]] < D.charge_min_hexes:
+        return False
+    swede = D.army_ids[D.unit_army[a]] == "swedes"
+    for d in sd:
+        if D.unit_kind[d] == 1 and not snap.ud[d]:
+            continue
+        if swede and ((D.unit_kind[d] == 1 and snap.ud[d]) or demoralization.is_demoralized(s, D.unit_army[d])):
+            continue                                  # 12.5
+        return False
+    if s.g[G_VIS_OPT] and s.g[G_VIS] == 2:
+        h = snap.uh[a]
+        side = D.unit_side[a]
+        if not any(lh >= 0 and D.leader_side[l] == side and D.grid.dist[lh, h] <= 1
+                   for l, lh in enumerate(s.l_hex.tolist())):
+            return False
+    return True
+
+
+def start_phase(D, s) -> None:
+    """Combat phase start: clear per-phase marks, fix the obligations (8.11, 8.12)."""
+    s.u_flags[:] &= ~F_PHASE_CLEAR
+    snap = Snap(D, s)
+    active = int(s.g[G_ACTIVE])
+    side = D.corps_side[active]
+    at, ud, uh = snap.at, snap.ud, snap.uh
+    adj = D.grid.adjacent
+    must_def = set()
+    for u, h in enumerate(uh):
+        if h < 0 or ud[u] or D.unit_corps[u] != active or snap.uf[u] & F_SPENT:
+            continue
+        engaged = False
+        for j in adj[h]:
+            e = at[j]
+            if e >= 0 and D.unit_side[e] != side and not ud[e]:
+                engaged = True
+                must_def.add(e)
+        if engaged:
+            s.u_flags[u] |= F_MUST_ATK
+    for e in must_def:
+        # 8.11 exception: an enemy next to an inactive undisrupted friendly unit may be ignored
+        if any(at[j] >= 0 and D.unit_side[at[j]] == side and not ud[at[j]] and D.unit_corps[at[j]] != active
+               for j in adj[uh[e]]):
+            continue
+        s.u_flags[e] |= F_MUST_DEF
+
+
+def strengths(D, s, snap: Snap, sa, sd, charging) -> tuple[int, int, list[str]]:
+    """(attack, defence) in half strength points, and notes."""
+    side = D.unit_side[next(iter(sa))]
+    lv_a = leader_values_by_hex(D, s, side)
+    lv_d = leader_values_by_hex(D, s, 1 - side)
+    any_dis_def = any(snap.ud[d] for d in sd)
+    notes = []
+    att = 0
+    for a in sorted(sa):
+        h = snap.uh[a]
+        v = D.unit_strength[a] + lv_a.get(h, 0)       # 10.11, 10.12
+        if a in charging and not any_dis_def:
+            v *= D.charge_mult
+        att += 2 * v
+    if charging:
+        notes.append("charge" + (" (not doubled against disrupted units, 9.13)" if any_dis_def else ""))
+    all_slope = all(D.is_slope[snap.uh[a]] for a in sa)
+    dfn = 0
+    for d in sorted(sd):
+        h = snap.uh[d]
+        lv = lv_d.get(h, 0)
+        v2 = 2 * D.unit_dstrength[d] + lv if snap.ud[d] else 2 * (D.unit_strength[d] + lv)   # 9.13, 10.12
+        m = D.defense_mult[h]
+        if m > 1 and D.defense_needs_slope[h] and not all_slope:
+            m = 1
+        if m > 1:
+            notes.append(f"{D.grid.ids[h]} {D.hex_terrain_name[h]} x{m}")
+        dfn += v2 * m                                 # 8.4
+    return att, dfn, notes
+
+
+def odds_column(D, att2: int, def2: int) -> int:
+    """Index of the CRT column: the highest odds not above att:def (rounded for the defender, 8.0)."""
+    col = 0
+    for i, lab in enumerate(D.crt_columns):
+        x, y = lab.split("-")
+        if att2 * int(y) >= def2 * int(x):
+            col = i
+    return col
+
+
+def fmt_sp(v2: int) -> str:
+    return str(v2 // 2) if v2 % 2 == 0 else f"{v2 / 2:g}"
+
+
+def resolve(D, s, dice, charge: bool) -> tuple[str, int]:
+    """Roll for the attack being built. Returns (result, side that must choose a unit to disrupt or -1)."""
+    snap = Snap(D, s)
+    ctx = Ctx(D, s, snap)
+    sa, sd = set(ctx.sa), set(ctx.sd)
+    charging = set(ctx.charge_eligible()) if charge else set()
+    att, dfn, notes = strengths(D, s, snap, sa, sd, charging)
+    col = odds_column(D, att, dfn)
+    die = dice.roll(6)
+    res = D.crt[die - 1][col]
+    active = int(s.g[G_ACTIVE])
+    for a in sa:
+        f = F_ATK | (F_CHARGE if a in charging else 0)
+        if D.unit_corps[a] != active:
+            f |= F_SPENT | F_MOVED                       # 8.23
+        s.u_flags[a] |= f
+    for d in sd:
+        s.u_flags[d] |= F_DEF
+    dh = "+".join(sorted(D.grid.ids[snap.uh[d]] for d in sd))
+    ah = "+".join(sorted(D.grid.ids[snap.uh[a]] for a in sa))
+    extra = f" ({'; '.join(notes)})" if notes else ""
+    s.log.append(f"Attack on {dh} by {ah}: {fmt_sp(att)} vs {fmt_sp(dfn)} = {D.crt_columns[col]}{extra}, "
+                 f"die {die} -> {res} [8.0, 8.6]")
+    side = D.unit_side[next(iter(sa))]
+    if res == "Ae":
+        for a in sorted(sa):
+            eliminate(D, s, a, "Ae [8.6]")
+    elif res == "De":
+        for d in sorted(sd):
+            eliminate(D, s, d, "De [8.6]")
+    elif res == "Ad":
+        for a in sorted(sa):
+            disrupt(D, s, a, "Ad")
+    elif res == "Dd":
+        for d in sorted(sd):
+            disrupt(D, s, d, "Dd")
+    elif res == "Ax":
+        for a in sorted(sa):
+            disrupt(D, s, a, "Ax")
+        left = [d for d in sorted(sd) if s.u_hex[d] >= 0]
+        if len(left) > 1:
+            return res, 1 - side
+        for d in left:
+            disrupt(D, s, d, "Ax, the defender's unit")
+    elif res == "Dx":
+        for d in sorted(sd):
+            disrupt(D, s, d, "Dx")
+        left = [a for a in sorted(sa) if s.u_hex[a] >= 0]
+        if len(left) > 1:
+            return res, side
+        for a in left:
+            disrupt(D, s, a, "Dx, the attacker's unit")
+    return res, -1
+
+
+def loss_candidates(D, s, loss_side: int) -> list[int]:
+    return [u for u in range(D.n_units)
+            if s.u_flags[u] & F_IN_ATK and s.u_hex[u] >= 0 and D.unit_side[u] == loss_side]
+
+
+def finish(D, s, res: str) -> None:
+    """After the result (and any Ax/Dx choice): charge disruption, clear the attack marks."""
+    for u in range(D.n_units):
+        f = int(s.u_flags[u])
+        if f & F_CHARGE and s.u_hex[u] >= 0 and not s.u_dis[u] and res not in ("Dd", "De"):
+            r = disrupt(D, s, u, "charge")
+            s.log.append(f"{D.unit_label[u]} {D.grid.ids[int(s.u_hex[u])] if s.u_hex[u] >= 0 else ''} "
+                         f"{r} after its charge (result {res}) [12.5]")
+        s.u_flags[u] = f & ~(F_IN_ATK | F_CHARGE)

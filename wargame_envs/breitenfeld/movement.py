@@ -1,0 +1,298 @@
+"""Movement (6.0), command effects on movement (10.33-10.36), disrupted movement (9.15, 9.16, 11.12),
+artillery capture by movement (5.32) and leaving the map (11.12, 20.14, pursuit exits).
+
+A move is decided as a destination: :func:`destinations` computes every hex the selected piece can
+reach with its Movement Points (Dijkstra over the per-terrain costs, 6.21, 6.24), never entering or
+passing an enemy unit (6.12) or another friendly unit (6.31), ending alone (6.32). The path matters in
+one case only, capturing an enemy artillery counter by passing through its hex (5.32): an enemy
+artillery hex is a stop on the way, so a unit that captures may then continue with its remaining
+Movement Points (a second destination decision). Zones of Control never slow movement (6.33); the one
+exception (no withdrawal from an enemy ZOC) is decided when the movement phase starts (``F_NOWD``).
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from . import demoralization
+from .disruption import eliminate, unit_name
+from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED,
+                    OFF_EXIT)
+from .zoc import Snap, in_enemy_zoc, zoc_plane
+
+EXIT = -100   # pseudo-destination: off the map
+
+
+def main_army(D, side: int) -> int:
+    return next(a for a, sd in enumerate(D.army_side) if sd == side)
+
+
+def unit_budget(D, s, u: int) -> int:
+    """Movement allowance this phase: MP for an undisrupted unit, hexes for a disrupted one."""
+    if s.u_dis[u]:
+        return D.demoralized_hexes if demoralization.is_demoralized(s, D.unit_army[u]) else D.disrupted_hexes
+    div = 1
+    if s.u_flags[u] & F_OOC:
+        div *= 2                                         # 10.33
+    if s.g[G_VIS_OPT] and s.g[G_VIS] >= 1:
+        div *= 2                                         # 10.34 (visibility)
+    ma = D.unit_ma[u]
+    return -(-ma // div)
+
+
+def exit_mode(D, s, u: int) -> str:
+    """How unit ``u`` may leave the map: "pursuit" (scores), "saxon" (20.14), "rout" (11.12) or ""."""
+    side, army = D.unit_side[u], D.unit_army[u]
+    if s.u_dis[u]:
+        return "rout" if demoralization.is_demoralized(s, army) else ""
+    if D.exit_scores:
+        own, enemy = main_army(D, side), main_army(D, 1 - side)
+        if (demoralization.is_demoralized(s, enemy) and not demoralization.is_demoralized(s, own)
+                and not demoralization.is_demoralized(s, army)):
+            return "pursuit"
+    if D.saxon_exit and D.army_ids[army] == "saxons" and demoralization.is_demoralized(s, army):
+        return "saxon"
+    return ""
+
+
+def enemy_art_hexes(D, s, side: int) -> set[int]:
+    return {h for h, o in zip(s.a_hex.tolist(), s.a_owner.tolist()) if h >= 0 and o != side}
+
+
+def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, int], bool]:
+    """(reachable hex -> cost, can leave the map) for ``piece`` (unit index, or n_units + leader)."""
+    nu = D.n_units
+    at, us = snap.at, D.unit_side
+    if piece >= nu:
+        l = piece - nu
+        side = D.leader_side[l]
+        start = int(s.l_hex[l])
+        steps = D.step[2]
+        zoc = zoc_plane(D, snap, 1 - side)
+        best = {start: 0}
+        heap = [(0, start)]
+        while heap:
+            c, h = heapq.heappop(heap)
+            if c > best[h]:
+                continue
+            for j, k in steps[h]:
+                nc = c + k
+                if nc > budget or nc >= best.get(j, 1 << 30):
+                    continue
+                u = at[j]
+                if u >= 0 and us[u] != side:
+                    continue                      # 6.12
+                if u < 0 and zoc[j]:
+                    continue                      # clarification 10.0: a leader never walks alone into an enemy ZOC
+                best[j] = nc
+                heapq.heappush(heap, (nc, j))
+        del best[start]
+        return best, False
+    u = piece
+    side = us[u]
+    start = snap.uh[u]
+    stops = enemy_art_hexes(D, s, side)
+    mode = exit_mode(D, s, u)
+    if snap.ud[u]:
+        # 9.16 / 11.12: one hex at a time straight toward the friendly edge, terrain ignored (9.15)
+        es = D.edge_step[side]
+        best = {start: 0}
+        frontier = [start]
+        can_exit = False
+        for k in range(1, budget + 1):
+            nxt = []
+            for h in frontier:
+                if h != start and h in stops:
+                    continue
+                for j in es[h]:
+                    if j not in best and at[j] < 0:
+                        best[j] = k
+                        nxt.append(j)
+            frontier = nxt
+        can_exit = mode == "rout" and any(
+            D.on_edge[side][h] and c < budget and (h == start or h not in stops) for h, c in best.items())
+        del best[start]
+        return best, can_exit
+    steps = D.step[D.unit_kind[u]]
+    cost = [99] * len(at)
+    cost[start] = 0
+    reached = [start]
+    # bucket queue (costs are small integers): buckets[c] = hexes first reached at cost c
+    buckets = [[] for _ in range(budget + 1)]
+    buckets[0].append(start)
+    for c in range(budget + 1):
+        for h in buckets[c]:
+            if cost[h] != c or (h in stops and h != start):
+                continue                          # 5.32: capture stops the move (it may continue after)
+            for j, k in steps[h]:
+                nc = c + k
+                if nc <= budget and nc < cost[j] and at[j] < 0:   # 6.12, 6.31, 6.32
+                    if cost[j] == 99:
+                        reached.append(j)
+                    cost[j] = nc
+                    buckets[nc].append(j)
+    best = {h: cost[h] for h in reached}
+    can_exit = False
+    if mode in ("pursuit", "saxon"):
+        edge_side = 1 - side if mode == "pursuit" else side
+        on = D.on_edge[edge_side]
+        can_exit = any(on[h] and c + 1 <= budget and (h == start or h not in stops) for h, c in best.items())
+    del best[start]
+    return best, can_exit
+
+
+def piece_can_move(D, s, snap: Snap, piece: int, budget: int) -> bool:
+    """Cheap test that ``piece`` has at least one destination (a first step exists)."""
+    nu = D.n_units
+    at, us = snap.at, D.unit_side
+    if piece >= nu:
+        l = piece - nu
+        side = D.leader_side[l]
+        for j, k in D.step[2][int(s.l_hex[l])]:
+            if k <= budget:
+                u = at[j]
+                if u >= 0:
+                    if us[u] == side:
+                        return True
+                elif not in_enemy_zoc(D, snap, j, side):
+                    return True
+        return False
+    u = piece
+    h = snap.uh[u]
+    side = us[u]
+    if snap.ud[u]:
+        if budget <= 0:
+            return False
+        if any(at[j] < 0 for j in D.edge_step[side][h]):
+            return True
+        return D.on_edge[side][h] and exit_mode(D, s, u) == "rout"
+    for j, k in D.step[D.unit_kind[u]][h]:
+        if k <= budget and at[j] < 0:
+            return True
+    mode = exit_mode(D, s, u)
+    if mode and budget >= 1:
+        return D.on_edge[1 - side if mode == "pursuit" else side][h]
+    return False
+
+
+def selectable(D, s, snap: Snap, piece: int, active: int) -> bool:
+    """May ``piece`` be picked to move now (6.11, 6.16, 6.17, 6.33, 12.3, 12.4)?"""
+    nu = D.n_units
+    if piece >= nu:
+        l = piece - nu
+        if D.leader_corps[l] != active or s.l_hex[l] < 0 or s.l_flags[l] & LF_MOVED:
+            return False
+        if not s.g[G_MAY0 + D.leader_side[l]]:
+            return False
+        return piece_can_move(D, s, snap, piece, D.leader_ma[l])
+    u = piece
+    if D.unit_corps[u] != active or snap.uh[u] < 0 or snap.uf[u] & (F_MOVED | F_NOWD):
+        return False
+    if not s.g[G_MAY0 + D.unit_side[u]]:
+        return False
+    return piece_can_move(D, s, snap, u, unit_budget(D, s, u))
+
+
+def selectable_pieces(D, s, snap: Snap, active: int, pieces, first_only: bool = False) -> list[int]:
+    """The pieces of ``pieces`` (the active corps') that may be picked to move now; same test as
+    :func:`selectable`, written for the hot loop."""
+    g = s.g.tolist()
+    side = D.corps_side[active]
+    if not g[G_MAY0 + side]:
+        return []
+    nu = D.n_units
+    at, uh, ud, uf = snap.at, snap.uh, snap.ud, snap.uf
+    us = D.unit_side
+    div = 2 if g[G_VIS_OPT] and g[G_VIS] >= 1 else 1
+    demor = g[G_DEMOR]
+    lh = s.l_hex.tolist()
+    lf = s.l_flags.tolist()
+    zoc = None
+    out = []
+    for p in pieces:
+        if p >= nu:
+            l = p - nu
+            h = lh[l]
+            if h < 0 or lf[l] & LF_MOVED:
+                continue
+            if zoc is None:
+                zoc = zoc_plane(D, snap, 1 - side)
+            ma = D.leader_ma[l]
+            for j, k in D.step[2][h]:
+                if k <= ma:
+                    u = at[j]
+                    if (u >= 0 and us[u] == side) or (u < 0 and not zoc[j]):
+                        out.append(p)
+                        break
+        else:
+            h = uh[p]
+            if h < 0 or uf[p] & (F_MOVED | F_NOWD):
+                continue
+            ok = False
+            if ud[p]:
+                if any(at[j] < 0 for j in D.edge_step[side][h]):
+                    ok = True
+                elif D.on_edge[side][h] and demor >> D.unit_army[p] & 1:
+                    ok = True
+            else:
+                d = div * 2 if uf[p] & F_OOC else div
+                budget = -(-D.unit_ma[p] // d)
+                for j, k in D.step[D.unit_kind[p]][h]:
+                    if k <= budget and at[j] < 0:
+                        ok = True
+                        break
+                if not ok:
+                    mode = exit_mode(D, s, p)
+                    ok = bool(mode) and D.on_edge[1 - side if mode == "pursuit" else side][h]
+            if ok:
+                out.append(p)
+        if out and first_only:
+            return out
+    return out
+
+
+def start_phase_flags(D, s, snap: Snap, corps: int) -> None:
+    """At the start of the movement phase: no-withdrawal (6.33), forced rout (11.12), start hexes."""
+    for u in range(D.n_units):
+        if D.unit_corps[u] != corps:
+            continue
+        f = int(s.u_flags[u]) & ~(F_NOWD | F_FORCED)
+        h = snap.uh[u]
+        s.u_start[u] = h
+        if h >= 0:
+            side = D.unit_side[u]
+            if snap.ud[u]:
+                if demoralization.is_demoralized(s, D.unit_army[u]):
+                    f |= F_FORCED
+            else:
+                # 6.33: infantry in any enemy ZOC, cavalry in an enemy cavalry ZOC, may not withdraw
+                from .zoc import enemy_zoc_kinds
+                inf, cav = enemy_zoc_kinds(D, snap, h, side)
+                if cav or (inf and D.unit_kind[u] == 0):
+                    f |= F_NOWD
+        s.u_flags[u] = f
+
+
+def capture_artillery(D, s, h: int, side: int, who: str) -> None:
+    for a, (ah, o) in enumerate(zip(s.a_hex.tolist(), s.a_owner.tolist())):
+        if ah == h and o != side:
+            s.a_owner[a] = side
+            s.log.append(f"{who} captures the artillery {D.art_ids[a]} at {D.grid.ids[h]} [5.32]")
+
+
+def leave_map(D, s, u: int) -> None:
+    mode = exit_mode(D, s, u)
+    name = unit_name(D, s, u)
+    side = D.unit_side[u]
+    if mode == "pursuit":
+        s.u_hex[u] = OFF_EXIT
+        s.g[G_VP0 + side] += D.unit_strength[u]
+        s.g[G_EXITVP0 + side] += D.unit_strength[u]
+        s.log.append(f"{name} leaves the map through the demoralized enemy's rear edge: +{D.unit_strength[u]} VP")
+    elif mode == "saxon":
+        s.u_hex[u] = OFF_EXIT
+        s.log.append(f"{name} (demoralized Saxons) leaves the map by its friendly edge, no victory points [20.14]")
+    else:  # rout
+        saxon = D.saxon_exit and D.army_ids[D.unit_army[u]] == "saxons"
+        eliminate(D, s, u, "moved off the map [11.12]" + (", no victory points [20.14]" if saxon else ""),
+                  score=not saxon)
