@@ -72,7 +72,9 @@ def test_8_1_3_example_nadworna_hubaldt_lianckoronski_vs_nosach():
     play(s, dice, "stand", "hex:15", "hex:23")
     assert s.cmd[PL].tolist() == [0, 0]
     assert dice.remaining == 0 and s.sc[S.ROLL_DIFF] == 11
-    assert decision(s) == "take_choice" and decider(s) == CT
+    assert decision(s) == "loss_or_retreat" and decider(s) == PL  # open terrain: the attacker chooses
+    play(s, dice, "choose_loss")
+    assert decision(s) == "take_choice" and decider(s) == CT      # 6.2.3: C-T may overrule it
     play(s, dice, "take_choice", "choose_retreat")
     assert s.cmd[CT].tolist() == [2, 0]
     assert decision(s) == "retreat" and decider(s) == CT
@@ -160,6 +162,8 @@ def test_example_of_two_consecutive_throws():
     play(s, dice, "stand")
     # No interaction left: no added units, no artillery; 10 - 5 = 5 > 3.
     assert s.sc[S.ROLL_DIFF] == 5
+    assert decision(s) == "loss_or_retreat" and decider(s) == PL
+    play(s, dice, "choose_loss")  # "She chooses to inflict losses, but Marichka spends one reconnaissance..."
     assert decision(s) == "take_choice"
     play(s, dice, "take_choice", "choose_retreat", "hex:35")
     assert unit(s, "Kirim Giray") == {"hex": "35", "status": 0, "disorganized": True, "acts": 2}

@@ -181,15 +181,26 @@ def test_6_2_2_no_retreat_before_combat_without_two_reconnaissance_or_free_rear(
     assert decision(s) != "retreat_before"
 
 
-def test_6_2_3_defender_takes_the_loss_or_retreat_choice():
-    s, dice = start({"Zemska": "22", "Hrunka": "32"}, dice=[5, 1, 1], commands=CMDS(ct=(1, 0)),
+def test_6_2_3_defender_overrules_the_attackers_loss_or_retreat_choice():
+    s, dice = start({"Zemska": "22", "Hrunka": "32"}, dice=[5, 5, 1], commands=CMDS(ct=(1, 0)),
                     rolls=[4, 4, 4, 1])  # AV 12 - DV 1 = 11 > 6, < 12
     play(s, dice, "die:5", "unit:Zemska", "hex:22", "hex:32")
+    assert decision(s) == "loss_or_retreat" and decider(s) == PL
+    play(s, dice, "choose_retreat")
     assert decision(s) == "take_choice" and decider(s) == CT
+    declined = ENGINE.clone(s)
     play(s, dice, "take_choice")
     assert decision(s) == "loss_or_retreat" and decider(s) == CT and s.cmd[CT, 0] == 0
     play(s, dice, "choose_loss")
     assert unit(s, "Hrunka")["disorganized"] and unit(s, "Hrunka")["hex"] == "32"
+    play(declined, dice, "decline_choice")  # the attacker's retreat stands
+    assert decision(declined) == "retreat" and declined.cmd[CT, 0] == 1
+
+
+def test_6_2_3_without_reconnaissance_the_attackers_choice_is_final():
+    s, dice = start({"Zemska": "22", "Hrunka": "32"}, dice=[5, 1, 1], rolls=[4, 4, 4, 1])
+    play(s, dice, "die:5", "unit:Zemska", "hex:22", "hex:32", "choose_loss")
+    assert unit(s, "Hrunka")["disorganized"] and decision(s) == "choose_die"
 
 
 # ------------------------------------------------------------------------------ 7 movement
@@ -428,3 +439,32 @@ def test_same_seed_same_game_and_dice_are_injected():
         ENGINE.apply(a, int(rng_a.choice(la)), da)
         ENGINE.apply(b, int(rng_b.choice(lb)), db)
         assert a == b
+
+
+def test_2_2_1_a_disorganized_unit_keeps_its_dice_and_loses_resistance():
+    from wargame_envs.berestechko.combat import resistance
+
+    s, dice = start({"Zemska": "22", "Hrunka": {"hex": "32", "disorganized": True}}, dice=[5, 1, 1],
+                    rolls=[1, 1, 1, 1])  # Zemska 3d6, Hrunka still 1d6: 3 - 1 = 2 < R 3
+    assert resistance(ENGINE.T, s, ENGINE.scenario.names.index("Hrunka")) == 3
+    play(s, dice, "die:5", "unit:Zemska", "hex:22", "hex:32")
+    assert dice.remaining == 0 and unit(s, "Zemska")["disorganized"]
+
+
+def test_8_2_5_ranged_retreat_to_the_side_can_destroy():
+    # Disorganized Hrunka under fire retreats; rear 42/43 of 33 blocked -> side hex with a loss.
+    s, dice = start({"Wolff": "23", "Hrunka": {"hex": "33", "disorganized": True}, "Nosach": "42", "Amurat": "43"},
+                    dice=[3, 1, 1], rolls=[6, 6])
+    play(s, dice, "die:3", "unit:Wolff", "hex:23", "hex:33")
+    assert decision(s) == "retreat" and {ENGINE.grid.ids[h] for h in np.flatnonzero(ENGINE.legal_mask(s))} == {"32", "34"}
+    play(s, dice, "hex:34")
+    assert unit(s, "Hrunka")["status"] == DESTROYED
+
+
+def test_9_withdrawn_tatars_cannot_recover_but_take_additional_activations():
+    s, dice = start({"Zemska": "02", "Hrunka": "52", "Kalga": {"status": "withdrawn", "disorganized": True}},
+                    active="cossack_tatar", dice=[1, 1, 1], commands=CMDS(ct=(3, 2)),
+                    tatars_withdrawn=True, tatar_spirit=0)
+    assert not ENGINE.legal_mask(s)[ENGINE.codec.opt("buy_recovery")]  # Kalga is the only disorganized unit
+    play(s, dice, "buy_activation", "unit:Kalga")
+    assert unit(s, "Kalga")["acts"] == 1 and unit(s, "Kalga")["status"] == WITHDRAWN

@@ -7,18 +7,18 @@ Rules: ``shared/rulebooks/berestechko-1651.txt``; data and decisions: ``docs/ber
 
 | Import | `from wargame_envs import berestechko_v0` |
 |---|---|
-| Actions | Discrete(138) |
+| Actions | Discrete(122) |
 | Parallel API | No (AEC; the turn order follows the rules) |
 | Agents | `agents= ['polish_lithuanian', 'cossack_tatar']` |
 | Action shape | (1,) |
-| Observation | Dict: `observation` float32 Box(0, 1, (1188,)), `action_mask` int8 Box(0, 1, (138,)) |
+| Observation | Dict: `observation` float32 Box(0, 1, (1140,)), `action_mask` int8 Box(0, 1, (122,)) |
 
 ## Turn structure
 
 Each AEC step is one decision. The player who throws (the active player) picks dice, units,
 destinations, targets and extras; the other player gets ``agent_selection`` for the decisions the
-rules give the defender: retreat before close combat (6.2.2), defensive artillery (8.1.3), taking
-the loss-or-retreat choice (6.2.3) and the choice itself, the hex of each retreat of his unit, and
+rules give the defender: retreat before close combat (6.2.2), defensive artillery (8.1.3),
+overruling the attacker's loss-or-retreat choice (6.2.3) and the choice itself, the hex of each retreat of his unit, and
 (Cossack-Tatar) ending or continuing the battle after the Tatar withdrawal (9). The pending decision
 is in ``env.infos[agent]["decision"]`` and in the observation's ``decision`` one-hot. A decision with
 no real choice is skipped only when its single option is "no combat" (no enemy adjacent) or when the
@@ -46,7 +46,7 @@ own_wagon, enemy_wagon, resistance, attack_dice, defence_dice, die_sides, activa
 complex_terrain, camp, active_unit, target, attackers, retreating_unit), then global features: me,
 round, my_throw, decision (one-hot of 16), dice (3 x one-hot of 6), dice_used, dice_spent,
 commands (own recon, own interaction, enemy recon, enemy interaction), tatar_spirit,
-tatars_withdrawn, battle_continued, combat_kind, artillery, combat_margin, no_attack,
+tatars_withdrawn, battle_continued, combat_kind, artillery, combat_margin, no_attack, attacker_choice,
 victory_points, roster (5 values per counter). ``engine.obs_layout.slices`` names every slice;
 ``engine.obs_layout.unflatten(obs)`` splits a vector. ``action_mask`` is non-zero only for the
 agent to move.

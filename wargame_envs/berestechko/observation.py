@@ -37,6 +37,7 @@ def build_layout(engine) -> ObservationLayout:
         ("commands", 4),          # own recon, own interaction, enemy recon, enemy interaction (/3)
         ("tatar_spirit", 1), ("tatars_withdrawn", 1), ("battle_continued", 1),
         ("combat_kind", 2), ("artillery", 2), ("combat_margin", 1), ("no_attack", 1),
+        ("attacker_choice", 2),   # loss / retreat, while the defender may overrule it (6.2.3)
         ("victory_points", 2),    # own, enemy (/30)
         ("roster", 5 * n_units),  # per unit: on map, destroyed, withdrawn, disorganized, activations/2
     ]
@@ -157,7 +158,7 @@ def observe(engine, s, p: int) -> np.ndarray:
     margin = 0.0
     if t >= 0 and s.status[t] == ON_MAP:
         margin = min(max((sc[S.ROLL_DIFF] - resistance(engine.T, s, t)) / 20.0 + 0.5, 0.0), 1.0)
-    g += (margin, sc[S.NO_ATTACK])
+    g += (margin, sc[S.NO_ATTACK], sc[S.ATT_CHOICE] == 1, sc[S.ATT_CHOICE] == 2)
     obs[st.features_start:st.vp_start] = g
     if sc[S.OVER]:  # final VP include the end bonuses of 9/10
         obs[st.vp_start:st.vp_start + 2] = (min(sc[S.VP0 + p] / 30.0, 1.0), min(sc[S.VP0 + 1 - p] / 30.0, 1.0))

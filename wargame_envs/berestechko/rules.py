@@ -503,14 +503,11 @@ class BerestechkoEngine(Engine):
             if C.wagon_with(T, s, d) >= 0:
                 C.apply_loss(T, s, d, "close combat")  # a retreat would be a loss too (8.3)
                 self._continue_combat(s, dice)
-            elif T.complex[s.hex[d]]:
-                s.sc[S.CHOOSER] = 1 - p
-                self._set_phase(s, Phase.LOSS_OR_RETREAT, 1 - p)
-            elif s.cmd[1 - p, RECON] >= T.rules["take_choice_cost"]:
-                self._set_phase(s, Phase.TAKE_CHOICE, 1 - p)
             else:
-                s.sc[S.CHOOSER] = p
-                self._set_phase(s, Phase.LOSS_OR_RETREAT, p)
+                # 8.1.4: the attacker chooses on open terrain, the defender on complex terrain.
+                chooser = 1 - p if T.complex[s.hex[d]] else p
+                s.sc[S.CHOOSER] = chooser
+                self._set_phase(s, Phase.LOSS_OR_RETREAT, chooser)
         elif cr == R:
             s.log.append("CR = R: no effect [8.1.4]")
             self._continue_combat(s, dice)
@@ -537,24 +534,36 @@ class BerestechkoEngine(Engine):
         C.start_retreat(T, s, d, retreat)
         self._continue_combat(s, dice)
 
+    def _on_loss_or_retreat(self, s, kind, arg, dice):
+        p, chooser = int(s.sc[S.ACTIVE]), int(s.sc[S.CHOOSER])
+        choice = 1 if arg == "choose_loss" else 2
+        # 6.2.3, as in the example of two throws: once the attacker has chosen, the defender may pay
+        # 1 reconnaissance to make the choice himself.
+        if chooser == p and s.cmd[1 - p, RECON] >= self.T.rules["take_choice_cost"]:
+            s.sc[S.ATT_CHOICE] = choice
+            s.log.append(f"{_side(p)} chooses {('losses', 'a retreat')[choice - 1]} [8.1.4]")
+            self._set_phase(s, Phase.TAKE_CHOICE, 1 - p)
+            return
+        self._loss_or_retreat(s, chooser, choice, dice)
+
     def _on_take_choice(self, s, kind, arg, dice):
         p = int(s.sc[S.ACTIVE])
         if arg == "take_choice":
             s.cmd[1 - p, RECON] -= self.T.rules["take_choice_cost"]
-            s.log.append(f"{_side(1 - p)} spends 1 reconnaissance to choose loss or retreat [6.2.3]")
+            s.log.append(f"{_side(1 - p)} spends 1 reconnaissance to choose loss or retreat himself [6.2.3]")
             s.sc[S.CHOOSER] = 1 - p
+            self._set_phase(s, Phase.LOSS_OR_RETREAT, 1 - p)
         else:
-            s.sc[S.CHOOSER] = p
-        self._set_phase(s, Phase.LOSS_OR_RETREAT, int(s.sc[S.CHOOSER]))
+            self._loss_or_retreat(s, p, int(s.sc[S.ATT_CHOICE]), dice)
 
-    def _on_loss_or_retreat(self, s, kind, arg, dice):
+    def _loss_or_retreat(self, s, chooser: int, choice: int, dice) -> None:
         T, d = self.T, int(s.sc[S.TARGET])
-        chooser = _side(int(s.sc[S.CHOOSER]))
-        if arg == "choose_loss":
-            s.log.append(f"{chooser} chooses losses [8.1.4]")
+        s.sc[S.ATT_CHOICE] = 0
+        if choice == 1:
+            s.log.append(f"{_side(chooser)}: the defender suffers losses [8.1.4]")
             C.apply_loss(T, s, d, "close combat")
         else:
-            s.log.append(f"{chooser} chooses a retreat [8.1.4]")
+            s.log.append(f"{_side(chooser)}: the defender retreats [8.1.4]")
             C.start_retreat(T, s, d, 1)
         self._continue_combat(s, dice)
 

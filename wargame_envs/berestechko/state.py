@@ -52,7 +52,8 @@ class S:
     VP0 = 26           # final victory points (set at the end)
     VP1 = 27
     DIE_SLOT = 28      # die chosen for the current step (-1 none)
-    N = 29
+    ATT_CHOICE = 29    # the attacker's loss (1) or retreat (2) choice, open to the defender's 6.2.3
+    N = 30
 
 
 class Phase:
@@ -68,7 +69,7 @@ class Phase:
     ADD_UNIT = 7          # active: add a unit to the declared attack, or done (6.1.1, 8.1.2, 8.2.2)
     ATT_ARTILLERY = 8     # active: artillery support (6.1.2, 8.1.3, 8.2.3)
     DEF_ARTILLERY = 9     # defender: artillery support (8.1.3)
-    TAKE_CHOICE = 10      # defender: take the loss-or-retreat choice (6.2.3)
+    TAKE_CHOICE = 10      # defender: overrule the attacker's loss-or-retreat choice (6.2.3)
     LOSS_OR_RETREAT = 11  # chooser: loss or retreat (8.1.4)
     RETREAT = 12          # owner of the retreating unit: retreat hex (8.1.7, 8.2.5, 8.2.6)
     ADVANCE = 13          # active: which cavalry advances (8.1.8)

@@ -23,7 +23,7 @@ _OPTION_TEXT = {
     "artillery": "artillery support (1 interaction, +1d6)",
     "no_artillery": "no artillery support",
     "take_choice": "spend 1 reconnaissance: choose loss or retreat yourself [6.2.3]",
-    "decline_choice": "leave the choice to the attacker",
+    "decline_choice": "accept the attacker's choice",
     "choose_loss": "suffer losses",
     "choose_retreat": "retreat",
     "end_battle": "end the battle now (P-L +2 VP) [9]",
