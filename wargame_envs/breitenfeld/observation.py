@@ -74,63 +74,88 @@ def observe(E, s, player: int) -> np.ndarray:
     return obs
 
 
+class PlaneIndex:
+    """Flat offsets of each plane, per-unit constants and the terrain-only base vector."""
+
+    def __init__(self, E):
+        D, lay = E.D, E.obs_layout
+        H = lay.n_hexes
+        self.H = H
+        self.at = {name: i * H for i, name in enumerate(lay.planes)}
+        self.planes_end = len(lay.planes) * H
+        self.base = lay.new()
+        P = lay.planes_view(self.base)
+        for name, arr in static_planes(E).items():
+            P[lay.planes.index(name)] = arr
+        T = unit_tables(D)
+        self.side, self.corps = T["side"], T["corps"]
+        self.is_inf = T["kind"] == 0
+        self.strength = np.minimum(np.stack([T["str"], T["dstr"]]) / MAX_STRENGTH, 1.0)  # [disrupted][unit]
+        self.nb = np.vstack([D.grid.neighbors.astype(np.int64), np.full((1, 6), -1, np.int64)])
+        at = self.at
+        # [own?] -> plane offsets, so a unit's planes are picked by its side relative to the observer
+        self.inf_at = np.array([at["enemy_infantry"], at["own_infantry"]])
+        self.cav_at = np.array([at["enemy_cavalry"], at["own_cavalry"]])
+        self.dis_at = np.array([at["enemy_disrupted"], at["own_disrupted"]])
+        self.zoc_at = np.array([at["enemy_zoc"], at["own_zoc"]])
+
+
 def _planes(E, s, player: int, g: list) -> np.ndarray:
-    """An observation vector holding only the planes (features zero)."""
-    D = E.D
-    lay = E.obs_layout
-    obs = lay.new()
-    P = lay.planes_view(obs)
-    idx = {n: i for i, n in enumerate(lay.planes)}
-    for name, arr in E._obs_static.items():
-        P[idx[name]] = arr
-    T = E._obs_tables
+    """An observation vector holding only the planes (features zero).
+
+    Vectorised: every unit on the map contributes (plane offset + hex) indices; strengths are
+    scattered in ascending order (a stack shows its strongest unit) and the 0/1 planes are set with
+    one scatter.
+    """
+    X = E.__dict__.get("_obs_index")
+    if X is None:
+        X = E._obs_index = PlaneIndex(E)
+    D, at, H = E.D, X.at, X.H
+    obs = X.base.copy()
     uh, ud, uf = s.u_hex, s.u_dis, s.u_flags
+    u = np.flatnonzero(uh >= 0)
+    h, d, f = uh[u], ud[u] == 1, uf[u]
+    own = (X.side[u] == player).astype(np.int64)
+    strength_at = np.where(X.is_inf[u], X.inf_at[own], X.cav_at[own]) + h
+    strength = X.strength[d.astype(np.int64), u]
+    order = np.argsort(strength, kind="stable")
+    obs[strength_at[order]] = strength[order]
+
+    ones = [X.dis_at[own[d]] + h[d]]
+    zoc = X.nb[h[~d]]                              # (n, 6) neighbours of undisrupted units
+    ones.append((X.zoc_at[own[~d]][:, None] + zoc)[zoc >= 0])
+    mine, foe = own == 1, own == 0
     active = g[G_ACTIVE]
-    on = uh >= 0
-    own = T["side"] == player
-    strength = np.where(ud == 1, T["dstr"], T["str"]) / MAX_STRENGTH
-    np.minimum(strength, 1.0, out=strength)
-    for pre, mine in (("own_", own), ("enemy_", ~own)):
-        sel = on & mine
-        inf = sel & (T["kind"] == 0)
-        cav = sel & (T["kind"] == 1)
-        P[idx[pre + "infantry"], uh[inf]] = strength[inf]
-        P[idx[pre + "cavalry"], uh[cav]] = strength[cav]
-        P[idx[pre + "disrupted"], uh[sel & (ud == 1)]] = 1.0
-        nb = T["nb"][uh[sel & (ud == 0)]].ravel()
-        P[idx[pre + "zoc"], nb[nb >= 0]] = 1.0
-    mine_on = on & own
-    foe_on = on & ~own
     if active >= 0:
-        P[idx["own_active_corps"], uh[mine_on & (T["corps"] == active)]] = 1.0
-    P[idx["own_done"], uh[mine_on & ((uf & (F_MOVED | F_SPENT | F_ATK)) != 0)]] = 1.0
-    P[idx["own_must_attack"], uh[mine_on & ((uf & F_MUST_ATK) != 0) & ((uf & F_ATK) == 0)]] = 1.0
-    P[idx["own_out_of_command"], uh[mine_on & ((uf & F_OOC) != 0)]] = 1.0
-    P[idx["enemy_attacked"], uh[foe_on & ((uf & F_DEF) != 0)]] = 1.0
-    P[idx["enemy_must_be_attacked"], uh[foe_on & ((uf & F_MUST_DEF) != 0) & ((uf & F_DEF) == 0)]] = 1.0
-    in_atk = on & ((uf & F_IN_ATK) != 0)
+        ones.append(at["own_active_corps"] + h[mine & (X.corps[u] == active)])
+    ones.append(at["own_done"] + h[mine & ((f & (F_MOVED | F_SPENT | F_ATK)) != 0)])
+    ones.append(at["own_must_attack"] + h[mine & ((f & F_MUST_ATK) != 0) & ((f & F_ATK) == 0)])
+    ones.append(at["own_out_of_command"] + h[mine & ((f & F_OOC) != 0)])
+    ones.append(at["enemy_attacked"] + h[foe & ((f & F_DEF) != 0)])
+    ones.append(at["enemy_must_be_attacked"] + h[foe & ((f & F_MUST_DEF) != 0) & ((f & F_DEF) == 0)])
+    in_atk = (f & F_IN_ATK) != 0
     if active >= 0 and in_atk.any():
-        att_side = T["side"] == D.corps_side[active]
-        P[idx["attack_attackers"], uh[in_atk & att_side]] = 1.0
-        P[idx["attack_defenders"], uh[in_atk & ~att_side]] = 1.0
-    uh = uh.tolist()
-    for l, h in enumerate(s.l_hex.tolist()):
-        if h >= 0:
-            pre = "own_" if D.leader_side[l] == player else "enemy_"
-            P[idx[pre + "leader"], h] = max(P[idx[pre + "leader"], h], D.leader_value[l] / 3.0)
+        att_side = X.side[u] == D.corps_side[active]
+        ones.append(at["attack_attackers"] + h[in_atk & att_side])
+        ones.append(at["attack_defenders"] + h[in_atk & ~att_side])
+    obs[np.concatenate(ones)] = 1.0
+
+    for l, lh in enumerate(s.l_hex.tolist()):
+        if lh >= 0:
+            i = at["own_leader" if D.leader_side[l] == player else "enemy_leader"] + lh
+            obs[i] = max(obs[i], D.leader_value[l] / 3.0)
             if D.leader_corps[l] == active and D.leader_side[l] == player and not s.l_flags[l] & LF_MOVED:
-                P[idx["own_active_corps"], h] = 1.0
-    for a, (h, o) in enumerate(zip(s.a_hex.tolist(), s.a_owner.tolist())):
-        if h >= 0:
-            P[idx["own_artillery" if o == player else "enemy_artillery"], h] = 1.0
-        t = int(s.a_target[a])
-        if t >= 0:
-            P[idx["artillery_targets"], t] = 1.0
+                obs[at["own_active_corps"] + lh] = 1.0
+    for ah, owner, target in zip(s.a_hex.tolist(), s.a_owner.tolist(), s.a_target.tolist()):
+        if ah >= 0:
+            obs[at["own_artillery" if owner == player else "enemy_artillery"] + ah] = 1.0
+        if target >= 0:
+            obs[at["artillery_targets"] + target] = 1.0
     sel = g[G_SEL]
     if sel >= 0:
-        h = uh[sel] if sel < D.n_units else int(s.l_hex[sel - D.n_units])
-        if h >= 0:
-            P[idx["selected_piece"], h] = 1.0
+        sh = int(uh[sel]) if sel < D.n_units else int(s.l_hex[sel - D.n_units])
+        if sh >= 0:
+            obs[at["selected_piece"] + sh] = 1.0
     return obs
 
 
