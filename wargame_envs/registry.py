@@ -7,6 +7,7 @@ import importlib
 # env name -> (module with raw_env/env, engine class path)
 BATTLES: dict[str, tuple[str, str]] = {
     "berestechko_v0": ("wargame_envs.berestechko.env", "wargame_envs.berestechko.rules:BerestechkoEngine"),
+    "kulikovo_v0": ("wargame_envs.kulikovo.env", "wargame_envs.kulikovo.rules:KulikovoEngine"),
     "breitenfeld_v0": ("wargame_envs.breitenfeld.env", "wargame_envs.breitenfeld.rules:BreitenfeldEngine"),
 }
 SHORT_NAMES = {name.rsplit("_v", 1)[0]: name for name in BATTLES}

@@ -1,0 +1,207 @@
+"""Environment API, codec, data loading, positions, rendering, random play (Kulikovo)."""
+
+import shutil
+
+import numpy as np
+import pytest
+from kulikovo_testlib import engine
+
+from wargame_envs.core.dice import Dice
+from wargame_envs.core.errors import IllegalActionError, ScenarioError
+from wargame_envs.kulikovo import env, raw_env
+from wargame_envs.kulikovo.data import DATA_DIR, load_scenario
+from wargame_envs.kulikovo.rules import KulikovoEngine
+
+
+def test_pettingzoo_api_test():
+    from pettingzoo.test import api_test
+    api_test(env(), num_cycles=200)
+
+
+def test_pettingzoo_seed_test():
+    from pettingzoo.test import seed_test
+    seed_test(env, num_cycles=100)
+
+
+def test_registry_make():
+    import wargame_envs.registry as reg
+    e = reg.make("kulikovo_v0")
+    e.reset(seed=1)
+    assert reg.make_engine("kulikovo").name == "kulikovo_v0"
+
+
+def test_action_codec_round_trip():
+    al = engine().AL
+    seen = set()
+    for a in range(al.size):
+        block, v = al.decode(a)
+        assert al.encode(block, v) == a
+        seen.add((block, v))
+    assert len(seen) == al.size == engine().num_actions
+    with pytest.raises(ValueError):
+        al.decode(al.size)
+    with pytest.raises(ValueError):
+        al.encode("DIR", 6)
+
+
+def test_action_to_str_for_every_legal_action_of_a_game():
+    eng = engine()
+    d = Dice(3)
+    s = eng.new_state({"max_activations": 20}, d)
+    rng = np.random.default_rng(0)
+    while not (eng.is_terminal(s) or eng.is_truncated(s)):
+        la = eng.legal_actions(s)
+        for a in la:
+            text = eng.action_to_str(s, a)
+            assert text.startswith(("Russian:", "Mongol:"))
+        eng.apply(s, la[rng.integers(len(la))], d)
+
+
+def test_illegal_action_names_legal_ones():
+    e = raw_env()
+    e.reset(seed=0)
+    mask = e.observe(e.agent_selection)["action_mask"]
+    bad = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match="legal:"):
+        e.step(bad)
+
+
+def test_position_round_trip_mid_game():
+    eng = engine()
+    d = Dice(11)
+    s = eng.new_state({"max_activations": 40}, d)
+    rng = np.random.default_rng(1)
+    for i in range(400):
+        if eng.is_terminal(s) or eng.is_truncated(s):
+            break
+        if i % 37 == 0:
+            pos = eng.to_position(s)
+            import json
+            pos = json.loads(json.dumps(pos))
+            s2 = eng.new_state({"position": pos}, Dice(0))
+            assert s2 == s and eng.legal_actions(s2) == eng.legal_actions(s)
+        la = eng.legal_actions(s)
+        eng.apply(s, la[rng.integers(len(la))], d)
+
+
+def test_position_errors_name_field():
+    eng = engine()
+    with pytest.raises(ScenarioError, match=r"units\[0\].hex"):
+        eng.new_state({"position": {"units": [{"id": "R01", "hex": "9999"}]}}, Dice(0))
+    with pytest.raises(ScenarioError, match=r"units\[1\].hex.*8.0"):
+        eng.new_state({"position": {"units": [{"id": "R01", "hex": "4010"}, {"id": "R02", "hex": "4010"}]}}, Dice(0))
+    with pytest.raises(ScenarioError, match="type"):
+        eng.new_state({"position": {"units": [{"id": "R01", "type": "H", "hex": "4010"}]}}, Dice(0))
+    with pytest.raises(ScenarioError, match="setup"):
+        eng.new_state({"setup": "random"}, Dice(0))
+
+
+@pytest.mark.parametrize("file,old,new,field", [
+    ("units.toml", 'ma = 5\n', 'ma = "five"\n', "type[0].ma"),
+    ("charts.toml", '"AD+AR", "AD", "AD", "-"', '"AD+XX", "AD", "AD", "-"', "shock_table.normal[0]"),
+    ("oob.toml", 'units = [["B", "4108"]', 'units = [["B", "9908"]', "units[0]"),
+    ("map.toml", 'cols = [31, 35]', 'cols = [35, 31]', "region[4].cols"),
+    ("oob.toml", 'russian = "3012"', 'russian = 3012', "standards.russian"),
+])
+def test_bad_data_file_errors_name_file_field_value(tmp_path, file, old, new, field):
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    text = (d / file).read_text()
+    assert old in text
+    (d / file).write_text(text.replace(old, new, 1))
+    with pytest.raises(ScenarioError) as exc:
+        load_scenario(d)
+    msg = str(exc.value)
+    assert file in msg and field in msg
+
+
+def test_engine_accepts_data_dir(tmp_path):
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    text = (d / "charts.toml").read_text().replace("flight_level_mongol = 55", "flight_level_mongol = 40")
+    (d / "charts.toml").write_text(text)
+    assert KulikovoEngine(d).flight_level == (60, 40)
+
+
+def test_observation_in_space_and_perspective():
+    e = raw_env()
+    e.reset(seed=2)
+    for agent in e.agents:
+        obs = e.observe(agent)["observation"]
+        assert obs.dtype == np.float32 and obs.min() >= 0.0 and obs.max() <= 1.0
+        assert e.observation_space(agent)["observation"].contains(obs)
+    eng = e.engine
+    lay = eng.obs_layout
+    r = lay.unflatten(eng.observe(e.game_state, 0))
+    m = lay.unflatten(eng.observe(e.game_state, 1))
+    assert (r["own_H"] == m["enemy_H"]).all() and r["own_H"].sum() == 6 + 3 + 2 + 4  # ambush hidden
+
+
+def test_render_ansi_and_rgb():
+    e = raw_env(render_mode="ansi")
+    e.reset(seed=0)
+    text = e.render()
+    assert "Russian: FP" in text and "to decide" in text
+    pytest.importorskip("PIL")
+    e2 = raw_env(render_mode="rgb_array")
+    e2.reset(seed=0)
+    img = e2.render()
+    assert img.ndim == 3 and img.shape[2] == 3
+
+
+def test_random_games_terminate_with_invariants():
+    eng = engine()
+    rng = np.random.default_rng(7)
+    for g in range(3):
+        d = Dice(100 + g)
+        s = eng.new_state({"max_activations": 60, "false_dmitri": bool(g % 2)}, d)
+        n = 0
+        while not (eng.is_terminal(s) or eng.is_truncated(s)):
+            mask = eng.legal_mask(s)
+            assert mask.any()
+            la = np.flatnonzero(mask)
+            eng.apply(s, int(la[rng.integers(la.size)]), d)
+            assert eng.check_invariants(s) == []
+            n += 1
+        assert n > 0
+
+
+def test_determinism_same_seed_same_game():
+    eng = engine()
+
+    def run(seed):
+        d = Dice(seed)
+        s = eng.new_state({"max_activations": 30}, d)
+        rng = np.random.default_rng(seed)
+        while not (eng.is_terminal(s) or eng.is_truncated(s)):
+            la = eng.legal_actions(s)
+            eng.apply(s, la[rng.integers(len(la))], d)
+        return s.digest()
+
+    assert run(4) == run(4)
+
+
+def test_check_invariants_reports_violations():
+    eng = engine()
+    s = eng.new_state({}, Dice(0))
+    assert eng.check_invariants(s) == []
+    bad = s.clone()
+    bad.u_hex[1] = bad.u_hex[0]  # two units in one hex, occupancy out of step
+    problems = eng.check_invariants(bad)
+    assert any("stacking" in p for p in problems)
+    bad2 = s.clone()
+    bad2.u_status[40] = 0  # an unplaced Ambush unit that is not hidden
+    assert any("Ambush" in p for p in eng.check_invariants(bad2))
+
+
+def test_game_record_replays_bit_exactly(tmp_path):
+    from wargame_envs.core.records import GameRecord, replay_final
+    e = raw_env(options={"max_activations": 15, "false_dmitri": True})
+    e.reset(seed=5)
+    rng = np.random.default_rng(0)
+    while not any(e.terminations.values()) and not any(e.truncations.values()):
+        la = np.flatnonzero(e.observe(e.agent_selection)["action_mask"])
+        e.step(int(la[rng.integers(la.size)]))
+    path = e.record.save(tmp_path / "game.json")
+    _, final = replay_final(GameRecord.load(path))
+    assert final == e.game_state

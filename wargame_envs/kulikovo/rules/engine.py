@@ -1,0 +1,511 @@
+"""``KulikovoEngine``: the pure rules of Kulikovo 1380 behind the shared engine contract.
+
+The rule modules are mixins, one job each: ``core`` (task stack, board helpers), ``leaders`` (command,
+leader deaths, Ambush Regiment), ``activation`` (sequence of play, Standards, Flight), ``movement``,
+``fire`` (missile fire, counter-charge against fire, retreats) and ``shock`` (shock, charge, results).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ...core.engine import Engine
+from ...core.errors import ScenarioError
+from ..actions import FACING_NAMES
+from ..data import PLAYERS, TYPES, load_scenario
+from ..state import (
+    A_ACT_START, A_ACTIVATE, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_FLIGHT, A_HEROIC, A_POST,
+    A_RESOLVE, D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT,
+    D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH,
+    D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES,
+    DISORDERED, ELIMINATED, G_AMBUSH_PLACED, G_DECISIONS, G_FD, G_MAX_ACT, G_OVER, G_SETUP_FREE, G_SP,
+    G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LF_FD, LF_OC, LF_REAL, NORMAL, RETIRED,
+    state_class,
+)
+from .activation import PLAYER_NAMES, ActivationMixin
+from .core import CoreMixin
+from .fire import FireMixin
+from .hidden import HiddenInfoMixin
+from .leaders import LeaderMixin
+from .movement import MovementMixin
+from .shock import ShockMixin
+
+OPTION_KEYS = ("setup", "false_dmitri", "max_activations", "position", "ambush_hexes")
+
+
+class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, FireMixin, ShockMixin, HiddenInfoMixin,
+                     Engine):
+    name = "kulikovo_v0"
+    agents = ("russian", "mongol")
+    DEFAULT_MAX_ACTIVATIONS = 150
+
+    def __init__(self, data_dir: str | Path | None = None):
+        sc = load_scenario(data_dir)
+        self._init_tables(sc)
+        self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
+        from ..observation import build_layout, prepare
+        self.obs_layout = build_layout(self)
+        prepare(self)
+        self._opt_key = None
+        self._opt_val: list[int] = []
+        self._hidden_cache = None
+        self._unit_index = np.arange(self.U, dtype=np.int32)
+        self._ambush_index = np.asarray(self.ambush_units, dtype=np.int64)
+
+    # ----------------------------------------------------------- lifecycle
+    def new_state(self, options: dict[str, Any] | None, dice):
+        options = dict(options or {})
+        # keys other than OPTION_KEYS are ignored (PettingZoo's api_test passes arbitrary options)
+        setup = options.get("setup", "historical")
+        if setup not in ("historical", "free"):
+            raise ScenarioError(f"options: field 'setup' = {setup!r}: expected 'historical' or 'free'")
+        fd = options.get("false_dmitri", False)
+        if not isinstance(fd, bool):
+            raise ScenarioError(f"options: field 'false_dmitri' = {fd!r}: expected a bool")
+        max_act = options.get("max_activations", self.DEFAULT_MAX_ACTIVATIONS)
+        if not isinstance(max_act, int) or isinstance(max_act, bool) or max_act < 0:
+            raise ScenarioError(f"options: field 'max_activations' = {max_act!r}: expected an integer >= 0 (0: no limit)")
+        if "position" in options:
+            from ..position import build_state
+            s = build_state(self, options["position"], options)
+            if not s.g[G_AMBUSH_PLACED]:
+                hexes = s.u_hex.tolist()
+                for u in self.side_units[1]:
+                    if hexes[u] >= 0 and not s.g[G_AMBUSH_PLACED]:
+                        self.check_ambush_los(s, hexes[u], u)
+        else:
+            s = self._initial(setup, fd, max_act, options.get("ambush_hexes"))
+        self._settle(s, dice)
+        return s
+
+    def _initial(self, setup: str, fd: bool, max_act: int, ambush_hexes):
+        sc = self.sc
+        s = self.state_class()
+        s.hex_unit[:] = -1
+        s.u_hex[:] = -1
+        s.l_hex[:] = -1
+        s.u_tgt[:] = -1
+        s.u_left[:] = -1
+        s.u_react[:] = -1
+        s.u_vac[:] = -1
+        s.u_ccv[:] = -1
+        s.g[G_WINNER] = -1
+        s.g[G_MAX_ACT] = max_act
+        s.g[G_FD] = int(fd)
+        s.g[G_SETUP_FREE] = int(setup == "free")
+        amb = sc.ambush_default
+        if ambush_hexes is not None:
+            amb = self._parse_ambush(ambush_hexes)
+        s.ambush[:] = amb
+        for u in range(self.U):
+            s.u_face[u] = sc.historical_facing[self.uplayer[u]]
+            if u in self.ambush_units:
+                s.u_status[u] = HIDDEN
+                continue
+            h = sc.unit_hex[u]
+            s.u_hex[u] = h
+            s.hex_unit[h] = u
+        for l, ld in enumerate(sc.leaders):
+            s.l_rating[l] = ld["rating"]
+            s.l_range[l] = ld["range"]
+            s.l_hex[l] = ld["hex"]
+            s.l_state[l] = L_HIDDEN if ld["command"] == self.ambush_cmd else L_ACTIVE
+            if ld["overall"]:
+                s.l_flags[l] |= LF_OC
+            if ld["false_dmitri"]:
+                if not fd:
+                    s.l_state[l] = L_GONE
+                    s.l_hex[l] = -1
+                    s.l_flags[l] = 0
+                    continue
+            elif ld["overall"] and ld["player"] == 0:
+                s.l_flags[l] |= LF_REAL
+                if fd:
+                    s.l_hex[l] = sc.false_dmitri["real_start_hex"]
+            if fd and ld["overall"] and ld["player"] == 0:
+                s.l_flags[l] |= LF_FD
+                s.l_rating[l] = sc.false_dmitri["rating_while_both"]
+        if self.ambush_units:
+            first = int(s.ambush[0])
+            for l in self.cmd_leaders[self.ambush_cmd]:
+                if s.l_hex[l] not in [int(h) for h in s.ambush]:
+                    s.l_hex[l] = first
+        for p in range(2):
+            s.std_hex[p] = sc.standards[p]
+        self.push(s, A_HEROIC, 0)
+        if setup == "free":
+            for l in reversed(self.side_leaders[1]):
+                self.push(s, D_SETUP_LEADER, 1, l)
+            for u in reversed(self.side_units[1]):
+                self.push(s, D_SETUP_FACE, 1, u)
+            for l in reversed(self._russian_leader_order(fd)):
+                self.push(s, D_SETUP_LEADER, 0, l)
+            for u in reversed(self.side_units[0]):
+                self.push(s, D_SETUP_FACE, 0, u)
+            for k in reversed(range(len(self.ambush_units))):
+                self.push(s, D_SETUP_AMBUSH, 0, k)
+            for l in self.side_leaders[0] + self.side_leaders[1]:
+                if s.l_state[l] != L_GONE:
+                    s.l_hex[l] = -1
+        return s
+
+    def _russian_leader_order(self, fd: bool) -> list[int]:
+        real = [l for l in self.side_leaders[0] if self.sc.leaders[l]["overall"] and not self.sc.leaders[l]["false_dmitri"]]
+        false = [l for l in self.side_leaders[0] if self.sc.leaders[l]["false_dmitri"]] if fd else []
+        rest = [l for l in self.side_leaders[0] if not self.sc.leaders[l]["overall"]]
+        return real + false + rest
+
+    def _parse_ambush(self, hexes) -> list[int]:
+        if not isinstance(hexes, (list, tuple)) or len(hexes) != len(self.ambush_units):
+            raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: expected {len(self.ambush_units)} hex ids")
+        out = []
+        for h in hexes:
+            if h not in self.grid.index:
+                raise ScenarioError(f"options: field 'ambush_hexes' = {h!r}: not a hex id of this map")
+            out.append(self.grid.index[h])
+        if len(set(out)) != len(out):
+            raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: hexes must differ")
+        return out
+
+    # ---------------------------------------------------------- setup (free)
+    def hidden_hexes(self) -> tuple[np.ndarray, dict[int, int], dict[int, int]]:
+        """15.2: hexes no Mongol unit could see at the start (historical Mongol positions), with their
+        connected components and component sizes."""
+        if self._hidden_cache is None:
+            seen = np.zeros(self.N, dtype=bool)
+            for u in self.side_units[1]:
+                seen |= self.geo.visible_from(self.sc.unit_hex[u])
+            hidden = ~seen
+            occupied = {self.sc.unit_hex[u] for u in self.side_units[0] if u not in self.ambush_units}
+            comp, size = {}, {}
+            for h in range(self.N):
+                if not hidden[h] or h in occupied or h in comp:
+                    continue
+                stack, members = [h], []
+                comp[h] = h
+                while stack:
+                    x = stack.pop()
+                    members.append(x)
+                    for y in self.geo.adj[x]:
+                        if hidden[y] and y not in occupied and y not in comp:
+                            comp[y] = h
+                            stack.append(y)
+                size[h] = len(members)
+            self._hidden_cache = (hidden, comp, size)
+        return self._hidden_cache
+
+    def opt_setup_ambush(self, s, t) -> list[int]:
+        k = t[2]
+        hidden, comp, size = self.hidden_hexes()
+        n = len(self.ambush_units)
+        chosen = [int(h) for h in s.ambush[:k]]
+        if k == 0:
+            return sorted(h for h in comp if size[comp[h]] >= n)
+        root = comp[chosen[0]]
+        cand = set()
+        for h in chosen:
+            for y in self.geo.adj[h]:
+                if y in comp and comp[y] == root and y not in chosen:
+                    cand.add(y)
+        return sorted(cand)
+
+    def do_setup_ambush(self, s, t, a, dice) -> None:
+        self.pop(s)
+        s.ambush[t[2]] = a
+
+    def opt_setup_face(self, s, t) -> list[int]:
+        return [self.AL.FACE + f for f in range(6)]
+
+    def do_setup_face(self, s, t, a, dice) -> None:
+        self.pop(s)
+        s.u_face[t[2]] = a - self.AL.FACE
+
+    def opt_setup_leader(self, s, t) -> list[int]:
+        p, l = t[1], t[2]
+        ld = self.sc.leaders[l]
+        hexes = s.u_hex.tolist()
+        std = int(s.std_hex[0])
+        if p == 0:
+            if self.lcmd[l] == self.ambush_cmd:
+                return sorted(int(h) for h in s.ambush)
+            non_ambush = {hexes[u] for u in self.side_units[0] if hexes[u] >= 0}
+            if ld["overall"] and s.g[G_FD]:
+                if ld["false_dmitri"]:  # 13.4: the other Dmitri goes with the Standard or another unit
+                    real = next(x for x in self.side_leaders[0] if s.l_flags[x] & LF_REAL)
+                    rh = int(s.l_hex[real])
+                    return [std] if rh != std else sorted(non_ambush - {rh})
+                return sorted(non_ambush | {std})
+            return sorted({hexes[u] for u in self.cmd_units[self.lcmd[l]] if hexes[u] >= 0})
+        out = set()
+        for u in self.cmd_units[self.lcmd[l]]:  # 15.3: atop or within 1 hex of a unit of the command
+            h = hexes[u]
+            if h >= 0:
+                out.add(h)
+                out.update(y for y in self.geo.adj[h] if s.hex_unit[y] < 0 or self.uplayer[int(s.hex_unit[y])] == 1)
+        return sorted(out)
+
+    def do_setup_leader(self, s, t, a, dice) -> None:
+        self.pop(s)
+        s.l_hex[t[2]] = a
+
+    # ------------------------------------------------------------- contract
+    def current_player(self, s) -> int:
+        if s.g[G_OVER]:
+            return -1
+        sp = int(s.g[G_SP])
+        return int(s.stack[sp - 1, 1])
+
+    def legal_mask(self, s) -> np.ndarray:
+        mask = np.zeros(self.num_actions, dtype=bool)
+        if s.g[G_OVER]:
+            return mask
+        t = self.top(s)
+        mask[self._options(s, t)] = True
+        return mask
+
+    def legal_actions(self, s) -> list[int]:
+        if s.g[G_OVER]:
+            return []
+        return sorted(self._options(s, self.top(s)))
+
+    def apply(self, s, action: int, dice) -> None:
+        if s.g[G_OVER]:
+            raise ValueError("the game is over")
+        t = self.top(s)
+        a = int(action)
+        if a not in self._options(s, t):
+            from ...core.errors import IllegalActionError
+            raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[t[0]]}'")
+        s.g[G_DECISIONS] += 1
+        self.APPLY[t[0]](self, s, t, a, dice)
+        self._settle(s, dice)
+
+    def is_terminal(self, s) -> bool:
+        return bool(s.g[G_OVER]) and not s.g[G_TRUNC]
+
+    def is_truncated(self, s) -> bool:
+        return bool(s.g[G_TRUNC])
+
+    def returns(self, s) -> np.ndarray:
+        r = np.zeros(2, dtype=np.float32)
+        if s.g[G_OVER] and not s.g[G_TRUNC] and s.g[G_WINNER] >= 0:
+            w = int(s.g[G_WINNER])
+            r[w], r[1 - w] = 1.0, -1.0
+        return r
+
+    def scores(self, s) -> np.ndarray:
+        """Flight Points of the enemy (shaped reward: change of enemy FP minus own FP)."""
+        return np.array([self.flight_points(s, 1), self.flight_points(s, 0)], dtype=np.float32)
+
+    def decision_name(self, s) -> str:
+        if s.g[G_OVER]:
+            return "game over"
+        return DECISION_NAMES[self.top(s)[0]]
+
+    def pending(self, s) -> dict[str, Any]:
+        """The pending decision: kind name, player and the unit/leader/hex it concerns (public)."""
+        if s.g[G_OVER]:
+            return {"decision": "game over"}
+        t = self.top(s)
+        return {"decision": DECISION_NAMES[t[0]], "kind": t[0], "player": t[1], "args": t[2:]}
+
+    def observe(self, s, player: int) -> np.ndarray:
+        from ..observation import observe
+        return observe(self, s, player)
+
+    def to_position(self, s) -> dict[str, Any]:
+        from ..position import to_position
+        return to_position(self, s)
+
+    def render_ansi(self, s) -> str:
+        from ..view import render_ansi
+        return render_ansi(self, s)
+
+    def scene(self, s):
+        from ..view import scene
+        return scene(self, s)
+
+    def check_invariants(self, s) -> list[str]:
+        if self._invariants_fast_ok(s):
+            return []
+        return self._invariant_messages(s)
+
+    def _invariants_fast_ok(self, s) -> bool:
+        """Vectorised screen of the invariants; the detailed (slow) check runs only when it fails."""
+        h = s.u_hex
+        live = h >= 0
+        hl = h[live]
+        idx = self._unit_index[live]
+        st = s.u_status
+        if hl.size and (np.bincount(hl, minlength=self.N).max() > 1 or (s.hex_unit[hl] != idx).any()):
+            return False
+        occ = s.hex_unit
+        used = occ >= 0
+        if int(used.sum()) != int(live.sum()):
+            return False
+        if (st[live] >= ELIMINATED).any() or (st[~live] <= RETIRED).any():
+            return False
+        if ((s.u_face < 0) | (s.u_face > 5)).any() or (s.fp < 0).any():
+            return False
+        if ((s.std_hex < 0) | (s.std_hex >= self.N)).any():
+            return False
+        amb = st[self._ambush_index]
+        placed = bool(s.g[G_AMBUSH_PLACED])
+        if (placed and (amb == HIDDEN).any()) or (not placed and (amb != HIDDEN).any()):
+            return False
+        ls = s.l_state
+        inplay = (ls == 0) | (ls == 2) | (ls == 3)
+        if ((s.l_hex[inplay] < 0) | (s.l_hex[inplay] >= self.N)).any():
+            return False
+        over = bool(s.g[G_OVER])
+        if not over and s.g[G_SP] <= 0:
+            return False
+        if over and not s.g[G_TRUNC] and s.g[G_WINNER] not in (0, 1):
+            return False
+        return True
+
+    def _invariant_messages(self, s) -> list[str]:
+        out = []
+        hexes = s.u_hex.tolist()
+        occ = s.hex_unit.tolist()
+        st = s.u_status.tolist()
+        seen = {}
+        for u in range(self.U):
+            h = hexes[u]
+            if h >= 0:
+                if h in seen:
+                    out.append(f"stacking: units {seen[h]} and {u} in {self.hid(h)} [8.0]")
+                seen[h] = u
+                if occ[h] != u:
+                    out.append(f"hex_unit[{self.hid(h)}] = {occ[h]}, but unit {u} stands there")
+                if st[u] in (ELIMINATED, HIDDEN):
+                    out.append(f"unit {u} is {st[u]} but on the map")
+            elif st[u] in (NORMAL, DISORDERED, RETIRED):
+                out.append(f"unit {u} is live (status {st[u]}) but off the map")
+            if not 0 <= s.u_face[u] <= 5:
+                out.append(f"unit {u} facing {int(s.u_face[u])} out of range")
+        for h, u in enumerate(occ):
+            if u >= 0 and hexes[u] != h:
+                out.append(f"hex_unit[{self.hid(h)}] = {u} but the unit is in {self.hid(hexes[u])}")
+        if not s.g[G_AMBUSH_PLACED]:
+            if any(st[u] != HIDDEN for u in self.ambush_units):
+                out.append("Ambush Regiment not placed but some of its units are not hidden")
+        elif any(st[u] == HIDDEN for u in self.ambush_units):
+            out.append("Ambush Regiment placed but some of its units are hidden")
+        for p in range(2):
+            if s.fp[p] < 0:
+                out.append(f"negative flight points for {PLAYERS[p]}")
+            if not 0 <= s.std_hex[p] < self.N:
+                out.append(f"{PLAYERS[p]} Standard off the map")
+        for l in range(self.NL):
+            if s.l_state[l] in (0, 2, 3) and not 0 <= s.l_hex[l] < self.N:
+                out.append(f"leader {self.sc.leaders[l]['name']} in play but off the map")
+        sp = int(s.g[G_SP])
+        if not s.g[G_OVER] and not 0 < sp:
+            out.append("running game with an empty task stack")
+        if s.g[G_OVER] and not s.g[G_TRUNC] and s.g[G_WINNER] not in (0, 1):
+            out.append("finished game without a winner")
+        return out
+
+    # ------------------------------------------------------------ describing
+    def action_to_str(self, s, action: int) -> str:
+        a = int(action)
+        block, v = self.AL.decode(a)
+        if s.g[G_OVER]:
+            return f"{block} {v}"
+        t = self.top(s)
+        kind, p = t[0], t[1]
+        who = PLAYER_NAMES[p]
+        hid = self.hid
+
+        def unit_slot(x):
+            u = self.side_first[p] + x
+            if u >= self.U or self.uplayer[u] != p:
+                return f"unit slot {x}"
+            where = hid(int(s.u_hex[u])) if s.u_hex[u] >= 0 else "(off)"
+            return f"{self.sc.commands[self.ucmd[u]]['name']} {TYPES[self.utype[u]]} {where}"
+
+        if block == "OPT":
+            label = {"PASS": {D_FREE: "pass", D_CONTINUITY: "pass (end the turn)", D_MF_SELECT: "end Move/Fire",
+                              D_SHOCK_SELECT: "end shock declarations", D_LEADER_MOVE: "leader stays"}.get(kind, "pass"),
+                     "NO": {D_SEIZE: "no seizure", D_DEFENSE: "stand", D_CC_FIRE: "no counter-charge",
+                            D_REACT: "hold fire", D_RETURN: "no return fire", D_RBS_ADVANCE: "no advance"}.get(kind, "no"),
+                     "YES": "fire", "SHOCK_ALL": "Shock all frontal enemies",
+                     "SHOCK_UNATTACKED": "Shock the frontal enemies not already attacked",
+                     "STD_RALLY": "activate the Standard: rally", "STD_MOVE": "activate the Standard: move it"}[v]
+            return f"{who}: {label}"
+        if block == "CMD":
+            c = self.side_cmd_first[p] + v
+            name = self.sc.commands[c]["name"] if c < self.NC and self.cmd_player[c] == p else f"command slot {v}"
+            verb = {D_FREE: "activate", D_CONTINUITY: "continuity with", D_SEIZE: "seize with"}.get(kind, "command")
+            return f"{who}: {verb} {name}"
+        if block == "UNIT":
+            verb = {D_MF_SELECT: "move/fire", D_SHOCK_SELECT: "attack with", D_ADV_PICK: "advance with",
+                    D_RBS_ADVANCE: "advance with"}.get(kind, "unit")
+            return f"{who}: {verb} {unit_slot(v)}"
+        if block == "LEADER":
+            l = self.side_leader_first[p] + v
+            return f"{who}: move leader {self.sc.leaders[l]['name'] if l < self.NL else v}"
+        subj = ""
+        if kind in (D_UNIT_ACT, D_SHOCK_MODE, D_RETREAT, D_FACE, D_SETUP_FACE, D_DEFENSE, D_CC_FIRE):
+            u = t[2]
+            where = self.uname(s, u) if kind != D_SETUP_FACE else f"{TYPES[self.utype[u]]} {hid(self.sc.unit_hex[u])}"
+            subj = f"{self.sc.commands[self.ucmd[u]]['name']} {where}"
+        if block == "DIR":
+            u = t[2]
+            y = self.geo.nbr[int(s.u_hex[u])][v]
+            return f"{who}: {subj} steps to {hid(y)}"
+        if block == "FACE":
+            verb = {D_UNIT_ACT: "stops facing", D_DEFENSE: "counter-charges facing", D_CC_FIRE: "counter-charges facing"}.get(kind, "faces")
+            return f"{who}: {subj} {verb} {FACING_NAMES[v]}"
+        # HEX
+        occ = int(s.hex_unit[v])
+        tgt = f" ({self.uname(s, occ)})" if occ >= 0 else ""
+        text = {
+            D_UNIT_ACT: f"{subj} fires at {hid(v)}{tgt}", D_SHOCK_MODE: f"{subj} charges into {hid(v)}",
+            D_RETREAT: f"{subj} retreats to {hid(v)}", D_DEFENSE: f"{subj} retreats before shock to {hid(v)}",
+            D_STD_MOVE: f"Standard to {hid(v)}", D_RESOLVE_PICK: f"resolve the attack on {hid(v)}{tgt}",
+            D_SETUP_AMBUSH: f"Ambush Regiment hex {t[2] + 1}: {hid(v)}",
+        }.get(kind)
+        if text is None:
+            if kind in (D_LEADER_MOVE, D_SETUP_LEADER, D_PLACE_REPL):
+                text = f"{self.sc.leaders[t[2]]['name']} to {hid(v)}"
+            else:
+                text = f"hex {hid(v)}"
+        return f"{who}: {text}"
+
+    # --------------------------------------------------------- dispatch tables
+    OPTIONS = {
+        D_SETUP_AMBUSH: opt_setup_ambush, D_SETUP_FACE: opt_setup_face, D_SETUP_LEADER: opt_setup_leader,
+        D_FREE: ActivationMixin.opt_free, D_CONTINUITY: ActivationMixin.opt_continuity,
+        D_SEIZE: ActivationMixin.opt_seize, D_PLACE_REPL: ActivationMixin.opt_place_repl,
+        D_MF_SELECT: ActivationMixin.opt_mf_select, D_UNIT_ACT: MovementMixin.opt_unit_act,
+        D_LEADER_MOVE: ActivationMixin.opt_leader_move, D_STD_MOVE: ActivationMixin.opt_std_move,
+        D_REACT: FireMixin.opt_react, D_RETURN: FireMixin.opt_return, D_CC_FIRE: FireMixin.opt_cc_fire,
+        D_SHOCK_SELECT: ShockMixin.opt_shock_select, D_SHOCK_MODE: ShockMixin.opt_shock_mode,
+        D_RESOLVE_PICK: ShockMixin.opt_resolve_pick, D_DEFENSE: ShockMixin.opt_defense,
+        D_RBS_ADVANCE: ShockMixin.opt_rbs_advance, D_ADV_PICK: ShockMixin.opt_adv_pick,
+        D_RETREAT: FireMixin.opt_retreat, D_FACE: FireMixin.opt_face,
+    }
+    APPLY = {
+        D_SETUP_AMBUSH: do_setup_ambush, D_SETUP_FACE: do_setup_face, D_SETUP_LEADER: do_setup_leader,
+        D_FREE: ActivationMixin.do_free, D_CONTINUITY: ActivationMixin.do_continuity,
+        D_SEIZE: ActivationMixin.do_seize, D_PLACE_REPL: ActivationMixin.do_place_repl,
+        D_MF_SELECT: ActivationMixin.do_mf_select, D_UNIT_ACT: MovementMixin.do_unit_act,
+        D_LEADER_MOVE: ActivationMixin.do_leader_move, D_STD_MOVE: ActivationMixin.do_std_move,
+        D_REACT: FireMixin.do_react, D_RETURN: FireMixin.do_return, D_CC_FIRE: FireMixin.do_cc_fire,
+        D_SHOCK_SELECT: ShockMixin.do_shock_select, D_SHOCK_MODE: ShockMixin.do_shock_mode,
+        D_RESOLVE_PICK: ShockMixin.do_resolve_pick, D_DEFENSE: ShockMixin.do_defense,
+        D_RBS_ADVANCE: ShockMixin.do_rbs_advance, D_ADV_PICK: ShockMixin.do_adv_pick,
+        D_RETREAT: FireMixin.do_retreat, D_FACE: FireMixin.do_face,
+    }
+    AUTO = {
+        A_HEROIC: ActivationMixin.auto_heroic, A_ACTIVATE: ActivationMixin.auto_activate,
+        A_ACT_START: ActivationMixin.auto_act_start, A_END_ACT: ActivationMixin.auto_end_act,
+        A_FLIGHT: ActivationMixin.auto_flight, A_FIRE: FireMixin.auto_fire, A_CC_CHARGE: FireMixin.auto_cc_charge,
+        A_RESOLVE: ShockMixin.auto_resolve, A_AFTER_ROLL: ShockMixin.auto_after_roll, A_POST: ShockMixin.auto_post,
+    }
+
