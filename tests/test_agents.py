@@ -12,7 +12,7 @@ from agents.base import RandomAgent
 from agents.berestechko_scripted import BerestechkoScriptedAgent, attack_dice_at, outcome_probs
 from agents.mcts import MCTSAgent
 from agents.registry import AGENT_SPECS, AgentUnavailableError, make_agent
-from test_records import RaceEngine, race_battle  # noqa: F401  (race_v0: a second, tiny battle)
+from race_game import RaceEngine  # race_v0: a second, tiny battle (fixture race_battle in conftest)
 from wargame_envs import cli
 from wargame_envs.berestechko import combat as C
 from wargame_envs.berestechko.state import CLOSE, RANGED, S
@@ -219,7 +219,7 @@ def test_registry_rejects_bad_specs_naming_spec_and_choices(spec):
     assert repr(spec) in str(err.value) and all(choice in str(err.value) for choice in AGENT_SPECS)
 
 
-def test_registry_says_what_is_missing(race_battle, monkeypatch):  # noqa: F811
+def test_registry_says_what_is_missing(race_battle, monkeypatch):
     with pytest.raises(AgentUnavailableError, match="no scripted agent for race"):
         make_agent("scripted", "race", 0)
     monkeypatch.setitem(sys.modules, "agents.human", None)  # as if the module did not exist

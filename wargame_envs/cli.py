@@ -92,9 +92,20 @@ def cmd_list(args) -> int:
 
 
 def play_game(env, agents: Sequence, verbose: bool = False) -> int:
-    """Play ``env`` (already reset) to the end with one agent per player; returns the decision count."""
+    """Play ``env`` (already reset) to the end with one agent per player; returns the decision count.
+
+    Interactive agents (those with an ``attach(env)`` method: ``agents.human.HumanAgent``) are given
+    the env, and every decision is then printed so the person sees the other side's play. Such an
+    agent may raise ``agents.human.UndoRequest``: the game is rewound (:func:`rewind`) and play goes
+    on from there; ``agents.human.QuitRequest`` propagates to the caller.
+    """
+    from agents.human import UndoRequest
+
     raw = env.unwrapped
-    decisions = 0
+    interactive = [a for a in agents if callable(getattr(a, "attach", None))]
+    for agent in interactive:
+        agent.attach(env)
+    verbose = verbose or bool(interactive)
     for name in env.agent_iter():
         obs, _, terminated, truncated, _ = env.last()
         if terminated or truncated:
@@ -102,15 +113,40 @@ def play_game(env, agents: Sequence, verbose: bool = False) -> int:
             continue
         player = raw.possible_agents.index(name)
         mask = obs["action_mask"].astype(bool)
-        action = agents[player].act(raw.engine, raw.game_state, player, mask)
+        try:
+            action = agents[player].act(raw.engine, raw.game_state, player, mask)
+        except UndoRequest as undo:
+            rewind(env, undo.decisions, undo.digest)
+            if verbose:
+                print(f"      {name}: undo, back to decision #{undo.decisions + 1}")
+            continue
         if verbose:
-            print(f"{decisions + 1:5d} {name}: {raw.action_to_str(action)}")
+            print(f"{len(raw.record.actions) + 1:5d} {name}: {raw.action_to_str(action)}")
         env.step(action)
-        decisions += 1
-    return decisions
+    return len(raw.record.actions)
+
+
+def rewind(env, decisions: int, digest: str | None = None) -> None:
+    """Take ``env`` back to just before its decision number ``decisions + 1`` by replaying its own
+    record (same seed and options, the first ``decisions`` actions): bit-exact, so the dice stream
+    is where it was then, and the record keeps only those actions. ``digest``, when given, is the
+    ``state.digest()`` the replayed position must have."""
+    raw = env.unwrapped
+    record = raw.record
+    if not 0 <= decisions <= len(record.actions):
+        raise CliError(f"cannot rewind to decision #{decisions + 1}: the game has {len(record.actions)} decisions")
+    players, actions = dict(record.players), list(record.actions[:decisions])
+    env.reset(seed=record.seed, options=record.options)
+    for action in actions:
+        env.step(action)
+    raw.record.players = players
+    if digest is not None and raw.game_state.digest() != digest:
+        raise CliError("undo failed: replaying the record did not give back the position of that decision")
 
 
 def cmd_play(args) -> int:
+    from agents.human import QuitRequest
+
     name = resolve_battle(args.battle)
     specs = (args.p1, args.p2)
     players = [resolve_agent(spec, name, agent_seed(args.seed, i)) for i, spec in enumerate(specs)]
@@ -121,7 +157,17 @@ def cmd_play(args) -> int:
         raise CliError(f"{name} has {len(raw.possible_agents)} players; the CLI seats two")
     env.reset(seed=args.seed)
     raw.record.players = dict(zip(raw.possible_agents, specs))
-    decisions = play_game(env, players, args.verbose)
+    try:
+        decisions = play_game(env, players, args.verbose)
+    except QuitRequest as stop:
+        print(f"{name} seed {args.seed}: {stop} after {len(raw.record.actions)} decisions")
+        if args.record:
+            print(f"record (unfinished game): {raw.record.save(args.record)}")
+        env.close()
+        return 0
+    show_final = [p for p in players if callable(getattr(p, "show_position", None))]
+    if show_final and args.render != "ansi":
+        show_final[0].show_position(raw.engine, raw.game_state)
     if args.render == "ansi":
         print(env.render())
     elif args.render == "rgb_array":

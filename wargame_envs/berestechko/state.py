@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from enum import IntEnum
 
-from ..core.engine import ArrayState
+from ..core.engine import ArrayState, sized_state_class
 
 ON_MAP, DESTROYED, WITHDRAWN, UNUSED = 0, 1, 2, 3
 STATUS_NAMES = ("on_map", "destroyed", "withdrawn", "unused")
@@ -98,4 +98,4 @@ def make_state_class(n_units: int, n_hexes: int) -> type[BerestechkoState]:
         "hex": (n_units,), "status": (n_units,), "disorg": (n_units,), "acts": (n_units,),
         "occ": (n_hexes,), "wag": (n_hexes,), "part": (n_units,), "dice": (3,), "used": (3,), "cmd": (2, 2), "sc": (int(S.N),),
     }
-    return type(f"BerestechkoState_{n_units}_{n_hexes}", (BerestechkoState,), {"FIELDS": fields})
+    return sized_state_class(BerestechkoState, f"BerestechkoState_{n_units}_{n_hexes}", fields)

@@ -53,6 +53,10 @@ class ArrayState:
     def clone(self) -> "ArrayState":
         return type(self)(self.buf.copy())
 
+    def __reduce__(self):
+        # Pickle the buffer only: the field views are rebuilt on load (a pickled view would be a copy).
+        return type(self), (self.buf.copy(),), {"log": list(self.log)}
+
     def digest(self) -> str:
         """A hash of the rules state (equal digests = identical positions)."""
         return hashlib.sha1(self.buf.tobytes()).hexdigest()
@@ -61,6 +65,22 @@ class ArrayState:
         return type(other) is type(self) and np.array_equal(self.buf, other.buf)
 
     __hash__ = None  # mutable
+
+
+def sized_state_class(base: type[ArrayState], name: str, fields: dict[str, tuple[int, ...]]) -> type[ArrayState]:
+    """The subclass of ``base`` with these ``fields``, created once and registered in ``base``'s module
+    under ``name``, so two engines of one scenario share the class (equal states compare equal) and
+    states pickle (evaluation workers)."""
+    import sys
+
+    module = sys.modules[base.__module__]
+    cls = getattr(module, name, None)
+    if cls is None:
+        cls = type(name, (base,), {"FIELDS": fields, "__module__": base.__module__, "__qualname__": name})
+        setattr(module, name, cls)
+    elif cls.FIELDS != fields:
+        raise ValueError(f"state class {name} already exists with other fields")
+    return cls
 
 
 class Engine(abc.ABC):
