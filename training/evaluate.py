@@ -188,6 +188,16 @@ class TournamentResult:
                     cells[r][c] = _rate(sum(1 for g in games if g.winner == 0), len(games))
         return cells
 
+    def head_to_head(self, agent: str, opponent: str) -> list[dict]:
+        """Per side of ``agent``: its wins against ``opponent`` with a Wilson 95% interval."""
+        a, b = self.agents.index(agent), self.agents.index(opponent)
+        out = []
+        for side in (0, 1):
+            row, col = (a, b) if side == 0 else (b, a)
+            games = [g for g in self.games if g.row == row and g.col == col]
+            out.append({"side": self.side_names[side], **_rate(sum(1 for g in games if g.winner == side), len(games))})
+        return out
+
     def ratings(self) -> dict[str, dict[str, float]]:
         games = sorted(self.games, key=lambda g: g.index)
         return rate_games(self.agents, [(self.agents[g.row], self.agents[g.col], g.winner) for g in games])

@@ -253,6 +253,54 @@ class _ReplayFrames:
                 yield render_rgb(self.engine.scene(state))
 
 
+# --------------------------------------------------------------------------- train / evaluate
+MAIN_JOB_OPPONENTS = ("random", "scripted")
+
+
+def cmd_train(args) -> int:
+    """Self-play training (``training.train``), then a tournament of the checkpoint against random and
+    scripted play on both sides (``training.evaluate``): checkpoint, report.md, result.json, plot.png."""
+    from training.evaluate import run_tournament
+    from training.train import main as train_main, parse_args
+
+    train_argv = [args.battle, *args.train_args]
+    train_args = parse_args(train_argv)
+    result = train_main([*train_argv, "--eval-games", "0"])
+    if args.eval_games <= 0:
+        return 0
+    ckpt = f"ckpt:{result.checkpoint}"
+    out = Path(train_args.out) / "evaluation"
+    opponents = [spec for spec in MAIN_JOB_OPPONENTS if _agent_available(spec, train_args.battle)]
+    tournament = run_tournament(train_args.battle, [ckpt, *opponents], args.eval_games, seed=train_args.seed,
+                                out_dir=out, progress=train_args.progress)
+    print(f"\nevaluation ({args.eval_games} games per side per opponent; Wilson 95% intervals):")
+    for opponent in opponents:
+        for row in tournament.head_to_head(ckpt, opponent):
+            lo, hi = row["ci95"]
+            print(f"  trained as {row['side']:<18} vs {opponent:<9} {row['wins']:>3}/{row['games']:<3} "
+                  f"= {100 * row['win_rate']:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]")
+    print(f"report: {out / 'report.md'} (also result.json, plot.png); checkpoint: {result.checkpoint}")
+    print(f"play against it: wargames play {train_args.battle} --p1 human --p2 {ckpt}")
+    return 0
+
+
+def _agent_available(spec: str, battle: str) -> bool:
+    from agents.registry import AgentUnavailableError, make_agent
+
+    try:
+        make_agent(spec, battle, 0)
+    except AgentUnavailableError as exc:
+        print(f"note: {exc}", file=sys.stderr)
+        return False
+    return True
+
+
+def cmd_evaluate(args) -> int:
+    from training.evaluate import main as evaluate_main
+
+    return evaluate_main([args.battle, *args.evaluate_args])
+
+
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="wargames", description="Historical hex-and-counter wargames as RL environments.")
@@ -281,12 +329,31 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"image every K-th decision (default 1; GIFs: at most {MAX_GIF_FRAMES} frames)")
     rep.add_argument("--duration-ms", type=int, default=500, help="GIF frame duration")
     rep.set_defaults(func=cmd_replay)
+
+    train = sub.add_parser(
+        "train", help="self-play training, then evaluation against random and scripted play",
+        description="Masked-PPO self-play training (python -m training.train; every option of it is accepted "
+                    "here, see 'python -m training.train --help'), then a tournament of the checkpoint against "
+                    "random and scripted play on both sides, written to OUT/evaluation.")
+    train.add_argument("battle", help="env name, e.g. berestechko")
+    train.add_argument("--eval-games", type=int, default=50,
+                       help="evaluation games per side against each opponent (0: no evaluation)")
+    train.set_defaults(func=cmd_train)
+
+    evaluate = sub.add_parser("evaluate", help="round-robin tournament between agents (python -m training.evaluate)",
+                              add_help=False)
+    evaluate.add_argument("battle")
+    evaluate.set_defaults(func=cmd_evaluate)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        # train / evaluate pass the options they do not know on to training.train / training.evaluate
+        args, rest = build_parser().parse_known_args(argv)
+        if rest and getattr(args, "func", None) not in (cmd_train, cmd_evaluate):
+            build_parser().parse_args(argv)  # reports the unknown options and exits
+        args.train_args = args.evaluate_args = rest
     except SystemExit as exc:  # --help, or a usage error argparse has already printed
         return int(exc.code or 0)
     try:

@@ -106,7 +106,7 @@ class BerestechkoEngine(Engine):
     # ==================================================================== masks
     def legal_mask(self, s: BerestechkoState) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
-        phase = s.sc[S.PHASE]
+        phase = int(s.sc[S.PHASE])
         c, o = self.codec, self._opt
         if phase == Phase.CHOOSE_DIE:
             seen = set()
@@ -182,7 +182,7 @@ class BerestechkoEngine(Engine):
     # ------------------------------------------------------------ rule queries
     def _activatable(self, s: BerestechkoState, p: int, value: int | None) -> list[int]:
         """Units of ``p`` that may be activated (5, 5.1): on the map or withdrawn, not twice yet."""
-        T, status, acts = self.T, s.status, s.acts
+        T, status, acts = self.T, s.status.tolist(), s.acts.tolist()
         limit = T.rules["activations_per_round"]
         return [
             u for u in T.combat_units_of[p]

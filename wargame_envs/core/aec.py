@@ -45,6 +45,7 @@ class WargameAECEnv(AECEnv):
         self.default_options = dict(options or {})
         self.engine = engine if engine is not None else self.engine_class()
         self.possible_agents = list(self.engine.agents)
+        self._agent_index = {a: i for i, a in enumerate(self.possible_agents)}
         self.agents = self.possible_agents[:]
         n_obs = self.engine.obs_layout.size
         layout = self.engine.obs_layout
@@ -154,15 +155,16 @@ class WargameAECEnv(AECEnv):
 
     # ----------------------------------------------------------------- observe
     def _current_mask(self) -> np.ndarray:
+        """The pending decision's mask as int8, computed once per decision."""
         if self._mask is None:
-            self._mask = self.engine.legal_mask(self.state_)
+            self._mask = np.asarray(self.engine.legal_mask(self.state_), dtype=bool).view(np.int8)
         return self._mask
 
     def observe(self, agent):
-        p = self.possible_agents.index(agent)
+        p = self._agent_index[agent]
         obs = self.engine.observe(self.state_, p)
         if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
-            mask = self._current_mask().astype(np.int8)
+            mask = self._current_mask().copy()
         else:
             mask = np.zeros(self.engine.num_actions, dtype=np.int8)
         return {"observation": obs, "action_mask": mask}

@@ -1,0 +1,535 @@
+"""Self-play PPO with action masking for any two-player battle of the suite (CleanRL-style file).
+
+    python -m training.train berestechko --minutes 5 --out runs/x
+    python -m training.train berestechko --minutes 5 --out runs/x --resume   # continue that run
+
+What it does, top to bottom:
+
+1. **Arguments**: :class:`TrainArgs`, one field per option with its docstring; ``--help`` prints
+   them (the docstrings are read from this file).
+2. **Environments**: ``n_envs`` copies of :class:`training.selfplay.SelfPlayEnv` in a
+   ``DummyVecEnv``. One process on purpose: an env step costs ~0.1 ms (engine + opponent), less
+   than shipping a 1 k-float observation and a mask through a pipe twice per step
+   (``SubprocVecEnv`` calls ``action_masks`` as a second round trip), the two CPU cores of the
+   reference machine are better spent on the policy's matrix products, and the opponent pool
+   (snapshots and win statistics) is a single in-process object every env draws from.
+3. **Model**: ``sb3_contrib.MaskablePPO`` with an MLP (separate actor and critic networks of
+   ``net_arch``); one side-conditioned policy plays both sides (the learner side alternates per
+   episode; see ``training.selfplay``).
+4. **Warm start** (optional, fresh runs): behaviour cloning of the battle's scripted agent from
+   ``imitation_games`` of its games against itself (the actor learns its moves, the critic the
+   outcomes), so PPO starts from a sound player instead of a random one; skipped where the battle
+   has no scripted agent.
+5. **Loop**: ``model.learn`` with a callback that stops at the wall-clock budget (``minutes``)
+   or the ``total_timesteps`` cap, shows a tqdm bar, adds a snapshot of the policy to the opponent
+   pool every ``snapshot_every`` steps, logs win rates per side and per opponent to TensorBoard
+   (``out/tb``), and writes ``out/checkpoints/latest.zip`` (+ ``latest.json``) every
+   ``checkpoint_minutes`` and at the end, atomically (``training.checkpoints``).
+6. **Evaluation**: ``eval_games`` games per side against ``random`` and ``scripted`` (when the
+   battle has a scripted agent), the policy playing its most likely action; written to
+   ``out/eval.json`` and printed with the checkpoint path and the throughput.
+
+``--resume`` continues from ``out/checkpoints/latest.zip`` when it exists (policy, optimizer,
+timesteps, opponent pool and its statistics; the network architecture is taken from the
+checkpoint), otherwise starts afresh; ``minutes`` is the budget of this invocation and
+``total_timesteps`` caps the cumulative count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import json
+import sys
+import time
+from collections import deque
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+# =============================================================================== 1. arguments
+
+@dataclass
+class TrainArgs:
+    battle: str = "berestechko"
+    """battle to train on: short name (berestechko) or env name (berestechko_v0)"""
+    minutes: float = 9.0
+    """wall-clock budget of this run (imitation warm start + PPO; the evaluation comes after), in minutes
+    (0 = no time limit; then total_timesteps is needed)"""
+    total_timesteps: int | None = None
+    """optional cap on the learner's cumulative environment steps (counted across resumes)"""
+    n_envs: int = 16
+    """parallel self-play games (DummyVecEnv, one process)"""
+    n_steps: int = 128
+    """steps per env per rollout; a rollout is n_envs * n_steps learner decisions"""
+    batch_size: int = 512
+    """minibatch size of the PPO update"""
+    n_epochs: int = 4
+    """passes over each rollout in the PPO update"""
+    learning_rate: float = 1e-3
+    """Adam learning rate (constant)"""
+    gamma: float = 0.99
+    """discount factor (a Berestechko game is ~170 learner decisions; the shaped reward carries the long-range credit)"""
+    gae_lambda: float = 0.95
+    """GAE lambda"""
+    clip_range: float = 0.2
+    """PPO clipping of the probability ratio"""
+    ent_coef: float = 0.01
+    """entropy bonus coefficient"""
+    vf_coef: float = 0.5
+    """value loss coefficient"""
+    net_arch: str = "128,128"
+    """hidden layer sizes, comma-separated, of both the actor and the critic network"""
+    activation: str = "tanh"
+    """activation function of the hidden layers: tanh or relu"""
+    shaped: bool = True
+    """add a shaped reward: shaped_scale x the change of (own - enemy) victory points per step"""
+    shaped_scale: float = 0.1
+    """scale of the shaped reward (a destroyed unit is 2 VP = 0.2 at 0.1; the win is 1)"""
+    snapshot_every: int = 50_000
+    """learner steps between snapshots of the policy added to the opponent pool"""
+    pool_size: int = 8
+    """snapshots kept in the opponent pool (the oldest leave first); random and scripted always stay"""
+    pfsp_power: float = 1.0
+    """PFSP priority exponent: opponents are drawn with weight (1 - learner win rate) ** power"""
+    pfsp_floor: float = 0.05
+    """minimum PFSP weight, so that every opponent keeps being played"""
+    baselines: str = "random,scripted"
+    """baseline opponents in the pool (comma-separated agent specs; unavailable ones are skipped)"""
+    deterministic_snapshots: bool = False
+    """snapshots play their most likely action (default: they sample from the masked policy)"""
+    max_steps: int = 2000
+    """decisions of both sides after which a game is truncated (a guard; not a loss)"""
+    seed: int = 0
+    """seed of the envs, the opponent draws, the policy initialisation and the evaluation"""
+    out: str = "runs/berestechko"
+    """output folder: tb/ (TensorBoard), checkpoints/latest.zip + latest.json, eval.json, progress.csv"""
+    device: str = "auto"
+    """torch device: auto (cuda if available), cpu or cuda"""
+    threads: int = 1
+    """torch CPU threads (1 avoids contention with the env loop on small machines)"""
+    resume: bool = False
+    """continue from out/checkpoints/latest.zip if it exists"""
+    checkpoint_minutes: float = 2.0
+    """minutes between periodic checkpoints (one is always written at the end)"""
+    imitation_games: int = 0
+    """warm start: games of the scripted agent against itself to clone before PPO (200 games: ~35 s on one
+    core, 80% move accuracy; 0 = none; fresh runs only; skipped where the battle has no scripted agent)"""
+    imitation_epochs: int = 8
+    """passes over the imitation data (policy: cross-entropy on the scripted moves; critic: game outcomes)"""
+    eval_games: int = 100
+    """games per side against each baseline after training (0 = skip the evaluation)"""
+    progress: bool = True
+    """show a tqdm progress bar over the budget"""
+
+
+def field_docs(cls) -> dict[str, str]:
+    """The docstring under each field of a dataclass defined in this file, read from the source."""
+    tree = ast.parse(Path(__file__).read_text(encoding="utf-8"))
+    body = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == cls.__name__).body
+    docs = {}
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    return docs
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+    docs = field_docs(TrainArgs)
+    types = {"str": str, "int": int, "float": float, "int | None": int}
+    for f in dataclasses.fields(TrainArgs):
+        if f.name == "battle":
+            parser.add_argument("battle", nargs="?", default=f.default, help=docs[f.name])
+        elif f.type == "bool":
+            parser.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, default=f.default,
+                                action=argparse.BooleanOptionalAction, help=docs[f.name])
+        else:
+            parser.add_argument(f"--{f.name.replace('_', '-')}", dest=f.name, type=types[f.type], default=f.default,
+                                help=docs[f.name])
+    return parser
+
+
+def parse_args(argv: list[str] | None = None) -> TrainArgs:
+    return TrainArgs(**vars(build_parser().parse_args(argv)))
+
+
+def hidden_sizes(net_arch: str) -> list[int]:
+    try:
+        sizes = [int(x) for x in net_arch.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"net_arch must be comma-separated integers, got {net_arch!r}") from None
+    if not sizes or min(sizes) <= 0:
+        raise ValueError(f"net_arch must name at least one positive layer size, got {net_arch!r}")
+    return sizes
+
+
+# =============================================================================== 2. environments
+
+def make_pool(args: TrainArgs):
+    from training.selfplay import OpponentPool
+
+    pool = OpponentPool(max_snapshots=args.pool_size, power=args.pfsp_power, floor=args.pfsp_floor,
+                        deterministic_snapshots=args.deterministic_snapshots)
+    specs = tuple(s.strip() for s in args.baselines.split(",") if s.strip())
+    missing = pool.add_baselines(args.battle, specs, seed=args.seed)
+    return pool, missing
+
+
+def make_vec_env(args: TrainArgs, pool):
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecMonitor
+
+    from training.selfplay import SelfPlayEnv
+
+    def factory(i: int):
+        return lambda: SelfPlayEnv(args.battle, pool, shaped=args.shaped, shaped_scale=args.shaped_scale,
+                                   first_side=i % 2, max_steps=args.max_steps)
+
+    venv = VecMonitor(DummyVecEnv([factory(i) for i in range(args.n_envs)]))
+    venv.seed(args.seed)
+    return venv
+
+
+# =============================================================================== 3. model
+
+def resolve_device(device: str) -> str:
+    import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise RuntimeError("--device cuda, but torch sees no CUDA device")
+    if device not in ("cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
+    return device
+
+
+def make_model(args: TrainArgs, venv, device: str):
+    from sb3_contrib import MaskablePPO
+
+    from training.checkpoints import policy_kwargs
+
+    sizes = hidden_sizes(args.net_arch)
+    return MaskablePPO(
+        "MlpPolicy", venv, learning_rate=args.learning_rate, n_steps=args.n_steps, batch_size=args.batch_size,
+        n_epochs=args.n_epochs, gamma=args.gamma, gae_lambda=args.gae_lambda, clip_range=args.clip_range,
+        ent_coef=args.ent_coef, vf_coef=args.vf_coef, seed=args.seed, device=device, verbose=0,
+        policy_kwargs=policy_kwargs({"pi": sizes, "vf": sizes}, args.activation),
+    )
+
+
+def actor_of(model):
+    """The model's current actor as a frozen numpy :class:`~training.selfplay.MlpActor`."""
+    from training.selfplay import MlpActor
+
+    return MlpActor.from_state_dict(model.policy.state_dict(), activation_name(model))
+
+
+def activation_name(model) -> str:
+    import torch
+
+    fn = model.policy.activation_fn
+    return {torch.nn.Tanh: "tanh", torch.nn.ReLU: "relu"}[fn]
+
+
+# =============================================================================== 3b. imitation warm start
+
+def scripted_decisions(args: TrainArgs):
+    """Observations, masks, actions and final outcomes (of the player deciding) of the scripted
+    agent playing both sides, ``imitation_games`` games; decisions with one legal option are left out."""
+    from training.selfplay import make_baseline_agent
+    from wargame_envs.core.dice import Dice
+    from wargame_envs.registry import make_engine
+
+    engine = make_engine(args.battle)
+    teacher = make_baseline_agent("scripted", args.battle, args.seed)
+    obs, masks, actions, outcomes = [], [], [], []
+    for g in range(args.imitation_games):
+        teacher.reset(args.seed * 100_003 + g)
+        dice = Dice(args.seed * 1_000_003 + 7 * g + 1)
+        s, players = engine.new_state(None, dice), []
+        for _ in range(args.max_steps):
+            if engine.is_terminal(s) or engine.is_truncated(s):
+                break
+            p, mask = engine.current_player(s), engine.legal_mask(s)
+            a = int(teacher.act(engine, s, p, mask))
+            if mask.sum() > 1:
+                obs.append(engine.observe(s, p))
+                masks.append(mask)
+                actions.append(a)
+                players.append(p)
+            engine.apply(s, a, dice)
+        ret = engine.returns(s)
+        outcomes += [float(ret[p]) for p in players]
+    return (np.asarray(obs, np.float32), np.asarray(masks, bool), np.asarray(actions, np.int64),
+            np.asarray(outcomes, np.float32))
+
+
+def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
+    """Behaviour cloning of the scripted agent (AlphaStar-style supervised start): the actor learns
+    the scripted moves, the critic the outcomes, so PPO starts from a sound player instead of a
+    random one. Returns the final loss and the actor's accuracy on the data."""
+    import torch
+
+    obs, masks, actions, outcomes = scripted_decisions(args)
+    policy = model.policy
+    opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate)
+    rng = np.random.default_rng(args.seed)
+    to = lambda x: torch.as_tensor(x, device=model.device)  # noqa: E731
+    policy.set_training_mode(True)
+    loss = torch.tensor(float("nan"))
+    for _ in range(args.imitation_epochs):
+        for idx in np.array_split(rng.permutation(len(actions)), max(1, len(actions) // args.batch_size)):
+            values, log_prob, _ = policy.evaluate_actions(to(obs[idx]), to(actions[idx]), action_masks=to(masks[idx]))
+            loss = -log_prob.mean() + args.vf_coef * torch.nn.functional.mse_loss(values.flatten(), to(outcomes[idx]))
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            opt.step()
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        dist = policy.get_distribution(to(obs), action_masks=masks)
+        accuracy = float((dist.mode().cpu().numpy() == actions).mean())
+    return {"decisions": float(len(actions)), "loss": float(loss.detach()), "accuracy": accuracy}
+
+
+# =============================================================================== 4. checkpoints
+
+def checkpoint_path(args: TrainArgs) -> Path:
+    return Path(args.out) / "checkpoints" / "latest.zip"
+
+
+def save(model, pool, args: TrainArgs, train_seconds: float) -> Path:
+    from training.checkpoints import layout_digest, save_checkpoint
+    from wargame_envs.registry import resolve
+
+    engine = model.get_env().get_attr("engine", [0])[0]
+    sizes = hidden_sizes(args.net_arch)
+    meta = {
+        "battle": args.battle.rsplit("_v", 1)[0], "env": resolve(args.battle), "obs_size": engine.obs_layout.size,
+        "obs_layout": layout_digest(engine), "num_actions": engine.num_actions, "net_arch": {"pi": sizes, "vf": sizes}, "activation": args.activation,
+        "timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates),
+        "train_seconds": float(train_seconds), "args": dataclasses.asdict(args), "pool": pool.stats(),
+    }
+    return save_checkpoint(checkpoint_path(args), meta, model.policy.state_dict(),
+                           model.policy.optimizer.state_dict(), pool.snapshot_arrays())
+
+
+def restore(model, pool, path: Path, engine) -> dict[str, Any]:
+    """Loads a verified checkpoint into ``model`` and ``pool``; returns its metadata."""
+    from training.checkpoints import CheckpointError, load_checkpoint
+
+    ckpt = load_checkpoint(path, engine=engine, device=str(model.device))
+    try:
+        model.policy.load_state_dict(ckpt.policy_state, strict=True)
+        model.policy.optimizer.load_state_dict(ckpt.optimizer_state)
+    except (RuntimeError, ValueError, KeyError) as e:
+        raise CheckpointError(f"{path}: does not fit the model ({str(e).splitlines()[0]})") from None
+    model.num_timesteps = int(ckpt.meta["timesteps"])
+    model._n_updates = int(ckpt.meta.get("n_updates", 0))
+    try:
+        pool.restore(ckpt.meta["pool"], ckpt.pool_arrays, ckpt.meta["activation"], seed=model.num_timesteps)
+    except (KeyError, TypeError, ValueError) as e:
+        raise CheckpointError(f"{path}: the opponent pool cannot be restored ({type(e).__name__}: {e})") from None
+    return ckpt.meta
+
+
+# =============================================================================== 5. the training loop
+
+def make_callback(args: TrainArgs, pool, deadline: float, cap: int | None, on_checkpoint):
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class SelfPlayCallback(BaseCallback):
+        """Budget, progress bar, pool snapshots, win-rate logging and periodic checkpoints."""
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.time()
+            self.start_steps = self.num_timesteps
+            self.last_snapshot = self.num_timesteps
+            self.last_checkpoint = time.time()
+            self.results = {0: deque(maxlen=200), 1: deque(maxlen=200)}
+            self.by_opponent: dict[str, deque] = {}
+            self.bar = None
+            if args.progress:
+                from tqdm import tqdm
+
+                self.bar = tqdm(total=1000, bar_format="{l_bar}{bar}| {elapsed}<{remaining} {postfix}", file=sys.stderr)
+                self.last_bar = 0.0
+
+        def fraction_done(self) -> float:
+            f_time = (time.time() - self.t0) / max(deadline - self.t0, 1e-9) if np.isfinite(deadline) else 0.0
+            f_steps = (self.num_timesteps - self.start_steps) / max(cap - self.start_steps, 1) if cap else 0.0
+            return min(1.0, max(f_time, f_steps))
+
+        def _on_step(self) -> bool:
+            for info in self.locals["infos"]:
+                if "outcome" in info:
+                    self.results[info["learner_side"]].append(info["outcome"])
+                    self.by_opponent.setdefault(info["opponent"], deque(maxlen=200)).append(info["outcome"])
+            if self.num_timesteps - self.last_snapshot >= args.snapshot_every:
+                pool.add_snapshot(actor_of(self.model), self.num_timesteps, seed=args.seed + self.num_timesteps)
+                self.last_snapshot = self.num_timesteps
+            if time.time() - self.last_checkpoint >= args.checkpoint_minutes * 60:
+                on_checkpoint()
+                self.last_checkpoint = time.time()
+            if self.bar is not None and time.time() - self.last_bar >= 1.0:
+                self.update_bar()
+            return time.time() < deadline and (cap is None or self.num_timesteps < cap)
+
+        def update_bar(self) -> None:
+            self.last_bar = time.time()
+            self.bar.n = int(1000 * self.fraction_done())
+            rate = (self.num_timesteps - self.start_steps) / max(time.time() - self.t0, 1e-9)
+            wins = [np.mean(self.results[s]) if self.results[s] else float("nan") for s in (0, 1)]
+            self.bar.set_postfix_str(f"steps {self.num_timesteps} ({rate:.0f}/s) win {wins[0]:.2f}/{wins[1]:.2f} "
+                                     f"pool {len(pool)}", refresh=True)
+
+        def _on_rollout_end(self) -> None:
+            for side in (0, 1):
+                if self.results[side]:
+                    self.logger.record(f"selfplay/win_rate_side{side}", float(np.mean(self.results[side])))
+            for name, res in self.by_opponent.items():
+                if name in pool.entries and not name.startswith("snapshot"):
+                    self.logger.record(f"selfplay/win_rate_vs_{name}", float(np.mean(res)))
+            for name, st in pool.summary().items():
+                if not name.startswith("snapshot"):
+                    self.logger.record(f"pool/weight_{name}", (st["weight_0"] + st["weight_1"]) / 2)
+            self.logger.record("pool/size", len(pool))
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.update_bar()
+                self.bar.close()
+
+    return SelfPlayCallback()
+
+
+# =============================================================================== 6. evaluation
+
+def evaluate(actor, args: TrainArgs) -> dict[str, dict[str, Any]]:
+    """Win counts of the policy (most likely action) against each available baseline, per side."""
+    from training.selfplay import SnapshotAgent, make_baseline_agent, play_games
+    from wargame_envs.registry import make_engine
+
+    engine = make_engine(args.battle)
+    me = SnapshotAgent(actor, "policy", deterministic=True)
+    results: dict[str, dict[str, Any]] = {}
+    for spec in ("random", "scripted"):
+        try:
+            opponent = make_baseline_agent(spec, args.battle, args.seed)
+        except LookupError as e:
+            results[spec] = {"unavailable": str(e)}
+            continue
+        per_side = {}
+        for side in (0, 1):
+            seats = [opponent, opponent]
+            seats[side] = me
+            outcome = play_games(engine, seats, args.eval_games, seed=args.seed * 1000 + side, max_steps=args.max_steps)
+            per_side[engine.agents[side]] = {"wins": int(outcome[side]), "games": args.eval_games,
+                                             "win_rate": outcome[side] / args.eval_games}
+        results[spec] = per_side
+    return results
+
+
+# =============================================================================== main
+
+@dataclass
+class TrainResult:
+    checkpoint: Path
+    timesteps: int
+    steps_this_run: int
+    seconds: float  # PPO wall-clock time of this run
+    steps_per_second: float  # learner env steps per PPO wall-clock second (rollouts and updates)
+    evaluation: dict[str, Any]
+    missing_baselines: list[str]
+
+
+def train(args: TrainArgs) -> TrainResult:
+    import torch
+    from stable_baselines3.common.logger import configure
+
+    if args.minutes <= 0 and args.total_timesteps is None:
+        raise ValueError("give a time budget (--minutes > 0) or --total-timesteps")
+    hidden_sizes(args.net_arch)
+    torch.set_num_threads(args.threads)
+    device = resolve_device(args.device)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+
+    pool, missing = make_pool(args)
+    for m in missing:
+        print(f"note: baseline opponent left out of the pool: {m}", file=sys.stderr)
+    ckpt = checkpoint_path(args)
+    prior_seconds = 0.0
+    if args.resume and ckpt.exists():
+        from training.checkpoints import read_meta
+
+        meta = read_meta(ckpt)
+        arch = meta["net_arch"]["pi"]
+        if hidden_sizes(args.net_arch) != arch or args.activation != meta["activation"]:
+            print(f"note: resuming with the checkpoint's architecture {arch} {meta['activation']}", file=sys.stderr)
+            args = dataclasses.replace(args, net_arch=",".join(map(str, arch)), activation=meta["activation"])
+    venv = make_vec_env(args, pool)
+    model = make_model(args, venv, device)
+    if args.resume and ckpt.exists():
+        meta = restore(model, pool, ckpt, venv.get_attr("engine", [0])[0])
+        prior_seconds = float(meta.get("train_seconds", 0.0))
+        model.set_random_seed(args.seed + model.num_timesteps)  # fresh games and samples, not a replay
+        print(f"resumed from {ckpt} at {model.num_timesteps} timesteps", file=sys.stderr)
+    elif args.resume:
+        print(f"note: --resume but no {ckpt}; starting afresh", file=sys.stderr)
+    t0 = time.time()  # the budget covers the warm start and PPO (not the evaluation)
+    deadline = t0 + args.minutes * 60 if args.minutes > 0 else float("inf")
+    if model.num_timesteps == 0 and args.imitation_games > 0:
+        if "scripted" in pool.entries:
+            t = time.time()
+            bc = imitation_warm_start(model, args)
+            print(f"imitation warm start: {bc['decisions']:.0f} scripted decisions, actor accuracy "
+                  f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
+        else:
+            print("note: no scripted agent: imitation warm start skipped", file=sys.stderr)
+    model.set_logger(configure(str(out / "tb"), ["tensorboard", "csv"]))
+
+    start_steps, t_learn = model.num_timesteps, time.time()
+    cap = args.total_timesteps
+    budget = (cap - start_steps) if cap is not None else 10**12
+    save_now = lambda: save(model, pool, args, prior_seconds + time.time() - t0)  # noqa: E731
+    if budget > 0:
+        try:
+            model.learn(total_timesteps=budget, reset_num_timesteps=False,
+                        callback=make_callback(args, pool, deadline, cap, save_now))
+        except KeyboardInterrupt:
+            print("\ninterrupted: saving a checkpoint", file=sys.stderr)
+    seconds = time.time() - t_learn
+    path = save_now()
+    steps = model.num_timesteps - start_steps
+    venv.close()
+
+    evaluation = evaluate(actor_of(model), args) if args.eval_games > 0 else {}
+    if evaluation:
+        (out / "eval.json").write_text(json.dumps(evaluation, indent=1))
+    return TrainResult(path, int(model.num_timesteps), int(steps), seconds, steps / max(seconds, 1e-9), evaluation,
+                       missing)
+
+
+def main(argv: list[str] | None = None) -> TrainResult:
+    args = parse_args(argv)
+    result = train(args)
+    print(f"checkpoint: {result.checkpoint}")
+    print(f"timesteps: {result.timesteps} ({result.steps_this_run} this run in {result.seconds:.0f} s, "
+          f"{result.steps_per_second:.0f} env steps/s)")
+    for spec, per_side in result.evaluation.items():
+        if "unavailable" in per_side:
+            print(f"vs {spec}: not evaluated ({per_side['unavailable']})")
+        else:
+            print(f"vs {spec}: " + ", ".join(f"as {side} {r['wins']}/{r['games']}" for side, r in per_side.items()))
+    return result
+
+
+if __name__ == "__main__":
+    main()
