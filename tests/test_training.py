@@ -364,3 +364,22 @@ def test_policy_agent_plays_legal_actions_with_both_backends(trained):
         ENGINE.apply(s, a, dice)
     with pytest.raises(C.CheckpointError, match="not breitenfeld_v0"):
         PolicyAgent(path, battle="breitenfeld")
+
+
+@pytest.mark.parametrize("battle", ["kulikovo", "breitenfeld"])
+def test_training_smoke_on_every_other_battle(tmp_path, battle):
+    """A tiny-budget run on each further battle writes a checkpoint that a PolicyAgent can play."""
+    from training.train import main as train_main
+
+    argv = ["--minutes", "0", "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64", "--batch-size", "64",
+            "--n-epochs", "1", "--net-arch", "16", "--snapshot-every", "64", "--eval-games", "0",
+            "--out", str(tmp_path), "--no-progress", "--checkpoint-minutes", "100", "--baselines", "random"]
+    result = train_main([battle, *argv])
+    assert result.checkpoint.exists() and result.timesteps >= 128
+    from agents.policy import PolicyAgent
+
+    engine = make_engine(battle)
+    agent = PolicyAgent(result.checkpoint, battle=battle)
+    state = engine.new_state({}, Dice(3))
+    mask = engine.legal_mask(state)
+    assert mask[agent.act(engine, state, engine.current_player(state), mask)]
