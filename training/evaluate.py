@@ -135,6 +135,15 @@ def schedule(n_agents: int, games: int, seed: int, self_play: bool = False) -> l
     return out
 
 
+def short_label(spec: str) -> str:
+    """A plot label for an agent spec: ``ckpt:runs/x/checkpoints/latest.zip`` -> ``ckpt:x``."""
+    if not spec.startswith("ckpt:"):
+        return spec
+    path = Path(spec[5:])
+    run = path.parent.parent.name if path.parent.name == "checkpoints" else path.stem
+    return f"ckpt:{run or path.name}"
+
+
 def _rate(k: int, n: int) -> dict:
     lo, hi = wilson_interval(k, n)
     return {"wins": k, "games": n, "win_rate": (k / n) if n else None, "ci95": [lo, hi]}
@@ -265,7 +274,8 @@ class TournamentResult:
             lo = [r - a["sides"][side]["ci95"][0] for r, a in zip(rates, summary)]
             hi = [a["sides"][side]["ci95"][1] - r for r, a in zip(rates, summary)]
             ax1.bar(x + offset, rates, 0.4, yerr=[lo, hi], capsize=4, label=f"as {self.side_names[side]}")
-        ax1.set_xticks(x, self.agents, rotation=20)
+        labels = [short_label(a) for a in self.agents]
+        ax1.set_xticks(x, labels, rotation=20)
         ax1.set_ylim(0, 1)
         ax1.set_ylabel("win rate (Wilson 95%)")
         ax1.set_title("Win rate per agent and side")
@@ -277,8 +287,8 @@ class TournamentResult:
                     grid[r, c] = cell["win_rate"]
                     ax2.text(c, r, f"{100 * cell['win_rate']:.0f}%", ha="center", va="center", fontsize=9)
         im = ax2.imshow(grid, vmin=0, vmax=1, cmap="coolwarm")
-        ax2.set_xticks(range(k), self.agents, rotation=20)
-        ax2.set_yticks(range(k), self.agents)
+        ax2.set_xticks(range(k), labels, rotation=20)
+        ax2.set_yticks(range(k), labels)
         ax2.set_xlabel(f"as {self.side_names[1]}")
         ax2.set_ylabel(f"as {self.side_names[0]}")
         ax2.set_title(f"{self.side_names[0]} win rate")
