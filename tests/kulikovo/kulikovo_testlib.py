@@ -79,7 +79,6 @@ def uid_at(s, h: str) -> int:
 
 
 def pos_of(s, uid: str):
-    eng = engine()
     p = engine().to_position(s)
     rec = next(u for u in p["units"] if u["id"] == uid)
     return rec

@@ -57,7 +57,7 @@ def test_9_3_1_horse_through_flank_plus_one():
 def test_9_4_woods_block_line_of_sight():
     # 3019 and 3021 are clear? no: Green Oak Wood is XX 31-35; fire from 3018 across 3119 (woods) into 3220
     eng = engine()
-    a, mid = "3018", None
+    a = "3018"
     for t in eng.geo.near[hx(a)]:
         pass
     # a range-2 target whose single intervening hex is woods

@@ -189,6 +189,5 @@ def test_15_0_free_setup_plays_through_setup_decisions():
         n += 1
     assert n == 6 + 45 + 8 + 50 + 6
     assert eng.check_invariants(s) == []
-    names = [l["name"] for l in eng.sc.leaders]
     hexes = {l["name"]: l["hex"] for l in eng.to_position(s)["leaders"]}
     assert "3012" in (hexes["Dmitri"], hexes["False Dmitri"])

@@ -68,7 +68,6 @@ def test_7_0_entering_enemy_zoc_stops_and_draws_reaction_fire():
     zoc_hexes = frontal("4212", 3)
     s, d = _supreme([{"id": "R15", "hex": "4010", "facing": 0}, {"id": "M13", "hex": "4212", "facing": 3}])
     play(s, d, A("UNIT", "R15"))
-    path = []
     h = "4010"
     # walk toward a ZOC hex: 4010 -> 4111 (SE) is adjacent to 4212's frontal hexes
     target = next(z for z in zoc_hexes if engine().geo.dist[hx(z), hx("4010")] == 2)

@@ -143,7 +143,6 @@ def test_10_1_horse_may_not_retreat_before_horse():
     s, d = _supreme([{"id": "R15", "hex": "4010", "facing": 0}, {"id": "M18", "hex": tgt, "facing": 0}], [5])
     _to_shock(s, d)
     play(s, d, A("UNIT", "R15"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", tgt))
-    eng = engine()
     # M attacked by H through its rear: no retreat before shock (horse vs horse), no counter-charge (rear)
     assert "defend" not in decision(s)
 

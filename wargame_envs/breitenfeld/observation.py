@@ -110,7 +110,7 @@ def _planes(E, s, player: int, g: list) -> np.ndarray:
     X = E.__dict__.get("_obs_index")
     if X is None:
         X = E._obs_index = PlaneIndex(E)
-    D, at, H = E.D, X.at, X.H
+    D, at = E.D, X.at
     obs = X.base.copy()
     uh, ud, uf = s.u_hex, s.u_dis, s.u_flags
     u = np.flatnonzero(uh >= 0)

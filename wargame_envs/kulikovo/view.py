@@ -34,7 +34,6 @@ def _tracks(eng, s) -> list[str]:
 
 def render_ansi(eng, s) -> str:
     cells = []
-    hexes = s.u_hex.tolist()
     occ = s.hex_unit.tolist()
     lead = {int(s.l_hex[l]) for l in range(eng.NL) if s.l_state[l] in (0, 2, 3)}
     for h in range(eng.N):

@@ -207,7 +207,7 @@ class FireMixin:
         return tbl[i]
 
     def auto_fire(self, s, t, dice) -> None:
-        p, f, tgt, reaction = t[1], t[2], t[3], t[4]
+        f, tgt, reaction = t[2], t[3], t[4]
         if s.u_hex[f] < 0 or s.u_hex[tgt] < 0:
             s.u_flags[tgt] &= ~F_RETURNING
             return

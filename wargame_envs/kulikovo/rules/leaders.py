@@ -161,8 +161,8 @@ class LeaderMixin:
                 s.l_flags[l] &= ~LF_OC
                 s.l_hex[other] = std if std >= 0 else s.l_hex[other]
                 s.l_rating[other] = self.sc.leaders[other]["rating"]
-                s.log.append(f"The slain Dmitri was Brenko, the False Dmitri: no Flight Points; the real Dmitri "
-                             f"goes to his Standard [13.4]")
+                s.log.append("The slain Dmitri was Brenko, the False Dmitri: no Flight Points; the real Dmitri "
+                             "goes to his Standard [13.4]")
                 return
             s.l_state[other] = L_GONE
             s.l_hex[other] = -1

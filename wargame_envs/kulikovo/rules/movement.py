@@ -28,7 +28,6 @@ class MovementMixin:
         zoc = zoc if zoc is not None else self.zoc_map(s, p)
         status = int(s.u_status[u])
         incmd = fl & F_INCMD
-        up = self.uplayer
         nbr = self.geo.nbr[x]
         in_zoc = x in zoc
         if not incmd:
@@ -101,7 +100,7 @@ class MovementMixin:
         return opts
 
     def do_unit_act(self, s, t, a, dice) -> None:
-        p, u = t[1], t[2]
+        u = t[2]
         al = self.AL
         if a >= al.FACE:
             f = a - al.FACE
