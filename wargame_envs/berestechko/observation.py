@@ -74,7 +74,10 @@ class _Static:
         self.n_units, self.n_hexes = U, L.n_hexes
         self.decision_width = len(PHASE_NAMES)
         layout = engine.state_class._layout
-        self.unit_fields_end = next(end for name, _, end, _ in layout if name == "wag")
+        span = {name: (a, b) for name, a, b, _ in layout}
+        # cache key: the unit arrays but the activation counts (written on top of the cached part)
+        self.key_spans = (slice(span["hex"][0], span["disorg"][1]), slice(span["occ"][0], span["wag"][1]))
+        self.activation_plane = PLANES.index("activations") * L.n_hexes
         self.cache: list = [None, None]
         self.vp_start, self.roster_start = L.slices["victory_points"].start, L.slices["roster"].start
         plane_start = {name: PLANES.index(name) * L.n_hexes for name in PLANES}
@@ -89,16 +92,14 @@ def _unit_planes(st: _Static, s, p: int) -> tuple[np.ndarray, np.ndarray]:
     units get an all-zero row. Wagons only have wagon-plane values, so a wagon and its infantry add up
     without clashing.
     """
-    disorg, acts, hexes = s.disorg, s.acts * 0.5, s.hex
+    disorg, hexes = s.disorg, s.hex
     F = st.unit_table[p].copy()
     F[:, 11] = disorg
-    F[:, 12] = acts
     walled = st.cossack_inf & (s.wag[hexes] >= 0)
     F[:, 13] = np.minimum(st.res[st.arange, disorg] * (1.0 + walled), 1.0)
     planes = (F.T @ st.hex_onehot[hexes]).ravel()
     roster = st.status_onehot[s.status]
     roster[:, 3] = disorg
-    roster[:, 4] = acts
     return planes, roster.ravel()
 
 
@@ -121,12 +122,21 @@ def observe(engine, s, p: int) -> np.ndarray:
     # What depends on the units' places and states changes only when units move or change state;
     # most decisions (dice, commands, targets, artillery) leave it alone, so it is cached per
     # observer (keyed by the unit arrays' bytes).
-    key = s.buf[:st.unit_fields_end].tobytes()
+    a, b = st.key_spans
+    key = s.buf[a].tobytes() + s.buf[b].tobytes()
     cached = st.cache[p]
     if cached is None or cached[0] != key:
         cached = st.cache[p] = (key, _unit_part(engine, st, s, p))
     obs = cached[1].copy()
     sc = s.sc.tolist()
+    # Activation counts (plane and roster): they change after every activation, so not cached.
+    hex_list = s.hex.tolist()
+    roster_acts = st.roster_start + 4
+    for u, n in enumerate(s.acts.tolist()):
+        if n:
+            obs[roster_acts + 5 * u] = n * 0.5
+            if hex_list[u] >= 0:
+                obs[st.activation_plane + hex_list[u]] = n * 0.5
     # Combat-focus planes: active unit, target, retreating unit, attackers.
     hexes = s.hex
     for u, plane in ((sc[S.UNIT], st.active_plane), (sc[S.TARGET], st.target_plane), (sc[S.RET_UNIT], st.retreat_plane)):
