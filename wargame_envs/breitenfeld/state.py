@@ -9,7 +9,7 @@ activation, for the charge). Per leader: ``l_hex``, ``l_flags``. Per artillery c
 
 from __future__ import annotations
 
-from ..core.engine import ArrayState
+from ..core.engine import ArrayState, sized_state_class
 
 OFF_ELIM, OFF_EXIT, OFF_ABSENT = -1, -2, -3
 
@@ -56,27 +56,16 @@ GLOBAL_NAMES = ("turn", "phase", "decision", "player", "active_corps", "selected
 RESULT_CODES = ("", "Ae", "Ad", "Ax", "Dx", "Dd", "De")
 
 
+class BreitenfeldState(ArrayState):
+    FIELDS = {}  # sized per order of battle by make_state_class
+
+
 def make_state_class(n_units: int, n_leaders: int, n_art: int, n_corps: int):
-    """An :class:`ArrayState` subclass sized for one order of battle (module-level, so it pickles)."""
-    name = f"BreitenfeldState_{n_units}_{n_leaders}_{n_art}_{n_corps}"
-    if name in globals():
-        return globals()[name]
-
-    class BreitenfeldState(ArrayState):
-        FIELDS = {
-            "u_hex": (n_units,),
-            "u_dis": (n_units,),
-            "u_flags": (n_units,),
-            "u_start": (n_units,),
-            "l_hex": (n_leaders,),
-            "l_flags": (n_leaders,),
-            "a_hex": (n_art,),
-            "a_owner": (n_art,),
-            "a_target": (n_art,),
-            "cup": (n_corps,),
-            "g": (N_GLOBALS,),
-        }
-
-    BreitenfeldState.__qualname__ = BreitenfeldState.__name__ = name
-    globals()[name] = BreitenfeldState
-    return BreitenfeldState
+    """The :class:`ArrayState` subclass sized for one order of battle (shared, picklable)."""
+    fields = {
+        "u_hex": (n_units,), "u_dis": (n_units,), "u_flags": (n_units,), "u_start": (n_units,),
+        "l_hex": (n_leaders,), "l_flags": (n_leaders,),
+        "a_hex": (n_art,), "a_owner": (n_art,), "a_target": (n_art,),
+        "cup": (n_corps,), "g": (N_GLOBALS,),
+    }
+    return sized_state_class(BreitenfeldState, f"BreitenfeldState_{n_units}_{n_leaders}_{n_art}_{n_corps}", fields)

@@ -9,9 +9,8 @@ engine carries out, or the pending decision (``D_*`` kinds), which ``current_pla
 
 from __future__ import annotations
 
-from functools import lru_cache
 
-from ..core.engine import ArrayState
+from ..core.engine import ArrayState, sized_state_class
 
 # unit status
 NORMAL, DISORDERED, RETIRED, ELIMINATED, HIDDEN = 0, 1, 2, 3, 4
@@ -85,21 +84,20 @@ STACK_DEPTH = 160
 TASK_WIDTH = 10
 
 
-@lru_cache(maxsize=None)
+class KulikovoState(ArrayState):
+    FIELDS = {}  # sized per scenario by state_class
+
+
 def state_class(n_hexes: int, n_units: int, n_leaders: int, n_ambush: int) -> type:
-    """The ArrayState subclass sized for one scenario."""
-
-    class KulikovoState(ArrayState):
-        FIELDS = {
-            "u_hex": (n_units,), "u_face": (n_units,), "u_status": (n_units,), "u_flags": (n_units,),
-            "u_mp": (n_units,), "u_attacks": (n_units,), "u_tgt": (n_units, 2), "u_left": (n_units,),
-            "u_react": (n_units,), "u_vac": (n_units,), "u_ccv": (n_units,),
-            "hex_unit": (n_hexes,),
-            "l_hex": (n_leaders,), "l_state": (n_leaders,), "l_rating": (n_leaders,), "l_range": (n_leaders,),
-            "l_flags": (n_leaders,),
-            "std_hex": (2,), "std_captured": (2,), "fp": (2,), "ambush": (n_ambush,),
-            "g": (N_GLOBALS,), "stack": (STACK_DEPTH, TASK_WIDTH),
-        }
-
-    KulikovoState.__name__ = KulikovoState.__qualname__ = "KulikovoState"
-    return KulikovoState
+    """The ArrayState subclass sized for one scenario (shared by engines, picklable)."""
+    fields = {
+        "u_hex": (n_units,), "u_face": (n_units,), "u_status": (n_units,), "u_flags": (n_units,),
+        "u_mp": (n_units,), "u_attacks": (n_units,), "u_tgt": (n_units, 2), "u_left": (n_units,),
+        "u_react": (n_units,), "u_vac": (n_units,), "u_ccv": (n_units,),
+        "hex_unit": (n_hexes,),
+        "l_hex": (n_leaders,), "l_state": (n_leaders,), "l_rating": (n_leaders,), "l_range": (n_leaders,),
+        "l_flags": (n_leaders,),
+        "std_hex": (2,), "std_captured": (2,), "fp": (2,), "ambush": (n_ambush,),
+        "g": (N_GLOBALS,), "stack": (STACK_DEPTH, TASK_WIDTH),
+    }
+    return sized_state_class(KulikovoState, f"KulikovoState_{n_hexes}_{n_units}_{n_leaders}_{n_ambush}", fields)
