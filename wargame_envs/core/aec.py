@@ -123,14 +123,16 @@ class WargameAECEnv(AECEnv):
 
     def _after_transition(self) -> None:
         engine, s = self.engine, self.state_
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._mask = None
+        paid = False  # any non-zero reward this step (terminal rewards pay only at the end)
         if self.reward_mode == "shaped":
             scores = engine.scores(s)
             delta = (scores - self._scores) * self.shaped_scale
             self._scores = scores
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] += float(delta[i] - delta[1 - i]) if len(scores) == 2 else float(delta[i])
-        self._mask = None
+            paid = True
         if engine.is_terminal(s):
             ret = engine.returns(s)
             for i, a in enumerate(self.possible_agents):
@@ -139,12 +141,14 @@ class WargameAECEnv(AECEnv):
             self.terminations = {a: True for a in self.agents}
             self.record.returns = [float(x) for x in ret]
             self.record.final_digest = s.digest()
+            paid = True
         elif engine.is_truncated(s):
             self.truncations = {a: True for a in self.agents}
             self.record.final_digest = s.digest()
         else:
             self._select_next()
-        self._accumulate_rewards()
+        if paid:
+            self._accumulate_rewards()
 
     def _select_next(self) -> None:
         agent = self.possible_agents[self.engine.current_player(self.state_)]
@@ -220,17 +224,36 @@ def _order_enforcing_class():
     from pettingzoo.utils.env_logger import EnvLogger
 
     class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-        """PettingZoo's order-enforcing wrapper whose ``last()`` runs on the wrapped env itself.
+        """PettingZoo's order-enforcing wrapper with direct paths for the calls of every AEC loop.
 
-        ``AECEnv.last`` run on a wrapper reads six attributes through two ``__getattr__`` hops each;
-        after the same reset check, the adapter's own ``last`` returns the same tuple several times
-        faster (the hot call of every AEC loop).
+        Through PettingZoo's wrapper each ``last()``, ``step()`` and ``agent_iter`` step reads the
+        adapter's attributes through two ``__getattr__`` hops. Here ``last`` and ``step`` run on the
+        wrapped env after the same checks, and ``agents`` / ``agent_selection`` are read directly once
+        ``reset`` has been called (before it they raise the same ``AttributeError``).
         """
 
         def last(self, observe: bool = True):
             if not self._has_reset:
                 EnvLogger.error_observe_before_reset()
             return self.env.last(observe)
+
+        def step(self, action) -> None:
+            if not self._has_reset:
+                EnvLogger.error_step_before_reset()
+            elif not self.env.agents:
+                self._has_updated = True
+                EnvLogger.warn_step_after_terminated_truncated()
+            else:
+                self._has_updated = True
+                self.env.step(action)
+
+        @property
+        def agents(self):
+            return self.env.agents if self._has_reset else self.__getattr__("agents")
+
+        @property
+        def agent_selection(self):
+            return self.env.agent_selection if self._has_reset else self.__getattr__("agent_selection")
 
     return OrderEnforcingWrapper
 

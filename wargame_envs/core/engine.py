@@ -53,6 +53,16 @@ class ArrayState:
     def clone(self) -> "ArrayState":
         return type(self)(self.buf.copy())
 
+    @classmethod
+    def span(cls, first: str, last: str) -> slice:
+        """The slice of ``buf`` from field ``first`` through field ``last`` (in ``FIELDS`` order): one
+        cheap key over several adjacent fields."""
+        where = {name: (a, b) for name, a, b, _ in cls._layout}
+        start, stop = where[first][0], where[last][1]
+        if start >= stop:
+            raise ValueError(f"field {first!r} does not come before {last!r}")
+        return slice(start, stop)
+
     def __reduce__(self):
         # Pickle the buffer only: the field views are rebuilt on load (a pickled view would be a copy).
         return type(self), (self.buf.copy(),), {"log": list(self.log)}

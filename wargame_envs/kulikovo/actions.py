@@ -24,8 +24,6 @@ Facing vertices (screen directions): 0 E (toward the Mongol side), 1 NE, 2 NW, 3
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 N_UNIT_SLOTS = 50
 N_LEADER_SLOTS = 8
 N_CMD_SLOTS = 8
@@ -33,40 +31,32 @@ OPTIONS = ("PASS", "NO", "YES", "SHOCK_ALL", "SHOCK_UNATTACKED", "STD_RALLY", "S
 FACING_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
 
 
-@dataclass(frozen=True)
 class ActionLayout:
-    n_hexes: int
+    """Block offsets of the action space for a map of ``n_hexes`` (plain attributes: read in every
+    decision of the rules)."""
 
-    @property
-    def DIR(self) -> int:
-        return self.n_hexes
+    def __init__(self, n_hexes: int):
+        self.n_hexes = n_hexes
+        self.DIR = n_hexes
+        self.FACE = self.DIR + 6
+        self.UNIT = self.FACE + 6
+        self.LEADER = self.UNIT + N_UNIT_SLOTS
+        self.CMD = self.LEADER + N_LEADER_SLOTS
+        self.OPT = self.CMD + N_CMD_SLOTS
+        self.size = self.OPT + len(OPTIONS)
+        self._options = {name: self.OPT + i for i, name in enumerate(OPTIONS)}
 
-    @property
-    def FACE(self) -> int:
-        return self.n_hexes + 6
+    def __eq__(self, other) -> bool:
+        return isinstance(other, ActionLayout) and other.n_hexes == self.n_hexes
 
-    @property
-    def UNIT(self) -> int:
-        return self.n_hexes + 12
+    def __hash__(self) -> int:
+        return hash(self.n_hexes)
 
-    @property
-    def LEADER(self) -> int:
-        return self.UNIT + N_UNIT_SLOTS
-
-    @property
-    def CMD(self) -> int:
-        return self.LEADER + N_LEADER_SLOTS
-
-    @property
-    def OPT(self) -> int:
-        return self.CMD + N_CMD_SLOTS
-
-    @property
-    def size(self) -> int:
-        return self.OPT + len(OPTIONS)
+    def __repr__(self) -> str:
+        return f"ActionLayout(n_hexes={self.n_hexes})"
 
     def option(self, name: str) -> int:
-        return self.OPT + OPTIONS.index(name)
+        return self._options[name]
 
     def encode(self, block: str, value: int | str) -> int:
         if block == "OPT":

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.observation import ObservationLayout
+from ..core.planes import PlaneBuffer, plane_buffers
 from .actions import N_CMD_SLOTS, N_LEADER_SLOTS
 from .data import TYPES
 from .state import (
@@ -39,99 +40,188 @@ def build_layout(eng) -> ObservationLayout:
 
 
 def observe(eng, s, player: int) -> np.ndarray:
-    lay = eng.obs_layout
-    obs = lay.new()
-    N = eng.N
-    pi = eng._plane_index
-    q = 1 - player
-    hexes = s.u_hex.tolist()
-    st = s.u_status.tolist()
-    faces = s.u_face.tolist()
-    fl = s.u_flags.tolist()
-    tp, dp, rp, ownp = eng._obs_unit_rows[player]
-    fbase = pi["facing_0"] * N
-    icb, dnb = pi["own_in_command"] * N, pi["own_done"] * N
+    """The observation of ``player``: board planes from the observer's :class:`PlaneBuffer` (only the
+    pieces that changed since the last observation are redrawn), then the decision and global features."""
+    pb = plane_buffers(eng, 2, lambda: PlaneBuffer(eng.obs_layout.size, [(eng._static_slice, eng._static_planes)]))[player]
+    rows = eng._obs_unit_rows[player]
+    # unit keys (hex, facing, status, command flags): one masked copy of the adjacent state arrays
+    pb.sync("units", s.buf[eng._obs_unit_span] & eng._obs_unit_mask, eng.U, lambda u, key: _unit_bits(eng, rows, u, key))
+    pb.sync("markers", np.concatenate((s.l_hex, s.std_hex, s.l_state, s.std_captured)), eng.NL + 2,
+            lambda e, key: _marker_bits(eng, player, e, key))
+    if player == 0:
+        hidden = [] if s.g[G_AMBUSH_PLACED] else s.ambush.tolist()
+        pb.layer("ambush", [eng._obs_ambush0 + h for h in hidden])
+    pending = None if s.g[G_OVER] else eng.top(s)  # the pending decision's task
+    legal, unit_hex = _decision_hexes(eng, s, player, pending)
+    pb.layer("legal_hex", legal)
+    pb.layer("decision_unit", unit_hex)
+    obs = pb.copy()
+    _features(eng, s, player, pending, obs)
+    return obs
+
+
+def observe_reference(eng, s, player: int) -> np.ndarray:
+    """The same observation built from scratch, plane by plane, with the rules' own ZOC map (the
+    specification :func:`observe` is tested against)."""
+    obs = eng.obs_layout.new()
+    N, pi = eng.N, eng._plane_index
+    tp, dp, rp, own, _ = eng._obs_unit_rows[player]
+    hexes, st, faces, fl = s.u_hex.tolist(), s.u_status.tolist(), s.u_face.tolist(), s.u_flags.tolist()
     on = []
-    app = on.append
     for u in range(eng.U):
         h = hexes[u]
         if h < 0:
             continue
-        app(tp[u] + h)
-        x = st[u]
-        if x == DISORDERED:
-            app(dp[u] + h)
-        elif x == RETIRED:
-            app(rp[u] + h)
-        app(fbase + faces[u] * N + h)
-        if ownp[u]:
-            f = fl[u]
-            if f & F_INCMD:
-                app(icb + h)
-            if f & F_DONE:
-                app(dnb + h)
-    on_arr = []
-    for side, plane in ((player, "own_zoc"), (q, "enemy_zoc")):
-        on_arr.append(pi[plane] * N + eng.zoc_hexes(s, 1 - side))
-    lh = s.l_hex.tolist()
-    ls = s.l_state.tolist()
-    p_ol, p_el = pi["own_leader"] * N, pi["enemy_leader"] * N
-    for l in range(eng.NL):
-        h = lh[l]
-        if h >= 0 and ls[l] in (L_ACTIVE, L_REPL, L_REPL_DEAD):  # hidden (Ambush) leaders are not shown
-            on.append((p_ol if eng.lplayer[l] == player else p_el) + h)
-    for side, plane in ((player, "own_standard"), (q, "enemy_standard")):
+        on += [tp[u] + h, eng._obs_facing0 + faces[u] * N + h]
+        if st[u] == DISORDERED:
+            on.append(dp[u] + h)
+        elif st[u] == RETIRED:
+            on.append(rp[u] + h)
+        if own[u] and fl[u] & F_INCMD:
+            on.append(eng._obs_in_command0 + h)
+        if own[u] and fl[u] & F_DONE:
+            on.append(eng._obs_done0 + h)
+    for side, plane in ((player, "own_zoc"), (1 - player, "enemy_zoc")):
+        on += [pi[plane] * N + h for h in eng.zoc_map(s, 1 - side)]
+    for l, (h, state) in enumerate(zip(s.l_hex.tolist(), s.l_state.tolist())):
+        if h >= 0 and state in (L_ACTIVE, L_REPL, L_REPL_DEAD):
+            on.append(pi["own_leader" if eng.lplayer[l] == player else "enemy_leader"] * N + h)
+    for side, plane in ((player, "own_standard"), (1 - player, "enemy_standard")):
         if not s.std_captured[side]:
             on.append(pi[plane] * N + int(s.std_hex[side]))
     if player == 0 and not s.g[G_AMBUSH_PLACED]:
-        on.extend(pi["own_ambush_hidden"] * N + h for h in s.ambush.tolist())
-    F = lay.slices
-    if not s.g[G_OVER]:
-        t = eng.top(s)
-        obs[F["decision_kind"].start + t[0]] = 1.0
-        if t[1] == player:
-            obs[F["to_decide"].start] = 1.0
-            opts = np.asarray(eng._options(s, t), dtype=np.int64)
-            on_arr.append(pi["legal_hex"] * N + opts[opts < N])
-            u = t[2]
-            if t[0] in (D_UNIT_ACT, D_SHOCK_MODE, D_RETREAT, D_FACE, D_DEFENSE) and 0 <= u < eng.U and hexes[u] >= 0:
-                on.append(pi["decision_unit"] * N + hexes[u])
-                obs[F["decision_unit_mp"].start] = min(1.0, max(0, int(s.u_mp[u])) / 10.0)
-    if on_arr:
-        obs[np.concatenate(on_arr)] = 1.0
+        on += (pi["own_ambush_hidden"] * N + s.ambush).tolist()
+    pending = None if s.g[G_OVER] else eng.top(s)  # the pending decision's task
+    legal, unit_hex = _decision_hexes(eng, s, player, pending)
+    on += legal + unit_hex
     obs[on] = 1.0
     obs[eng._static_slice] = eng._static_planes
-    if s.g[G_ACTIVE] == player:
-        obs[F["own_activation"].start] = 1.0
-    obs[F["own_flight_points"].start] = min(1.0, eng.flight_points(s, player) / FP_SCALE)
-    obs[F["enemy_flight_points"].start] = min(1.0, eng.flight_points(s, q) / FP_SCALE)
-    mx = int(s.g[G_MAX_ACT]) or 1000
-    obs[F["activations"].start] = min(1.0, int(s.g[G_ACTIVATIONS]) / mx)
-    obs[F["free_activation"].start] = float(bool(s.g[G_FREE]))
-    c = int(s.g[G_CMD])
+    _features(eng, s, player, pending, obs)
+    return obs
+
+
+_NONE = np.zeros(0, dtype=np.int64)
+OBS_UNIT_FLAGS = F_INCMD | F_DONE
+
+
+def _unit_bits(eng, rows, u: int, key: list[int]) -> list[tuple[int, float]]:
+    """Unit ``u``'s planes: type, status, facing, own command marks, and the ZOC it exerts (7.0: its
+    frontal hexes; not Regular Infantry, not Retired)."""
+    h, face, status, flags = key
+    if h < 0:
+        return []
+    tp, dp, rp, own, zp = rows
+    N = eng.N
+    bits = [(tp[u] + h, 1.0), (eng._obs_facing0 + face * N + h, 1.0)]
+    if status == DISORDERED:
+        bits.append((dp[u] + h, 1.0))
+    elif status == RETIRED:
+        bits.append((rp[u] + h, 1.0))
+    if own[u]:
+        if flags & F_INCMD:
+            bits.append((eng._obs_in_command0 + h, 1.0))
+        if flags & F_DONE:
+            bits.append((eng._obs_done0 + h, 1.0))
+    if eng.uzoc[u] and status < RETIRED:
+        bits += [(zp[u] + t, 1.0) for t in eng.geo.front_nb[h][face] if t >= 0]
+    return bits
+
+
+def _marker_bits(eng, player: int, e: int, key: list[int]) -> list[tuple[int, float]]:
+    """Leader ``e`` (``e < NL``) or the Standard of side ``e - NL``: ``key`` is (hex, leader state /
+    Standard captured)."""
+    h, state = key
+    if e < eng.NL:
+        if h < 0 or state not in (L_ACTIVE, L_REPL, L_REPL_DEAD):  # hidden (Ambush) leaders are not shown
+            return []
+        plane = "own_leader" if eng.lplayer[e] == player else "enemy_leader"
+    else:
+        if state:  # captured
+            return []
+        plane = "own_standard" if e - eng.NL == player else "enemy_standard"
+    return [(eng._plane_index[plane] * eng.N + h, 1.0)]
+
+
+def _decision_hexes(eng, s, player: int, t: list[int] | None) -> tuple[list[int], list[int]]:
+    """Flat indices of the observer's pending decision (task ``t``, None once the game is over): its
+    legal HEX actions on the ``legal_hex`` plane, and the unit it concerns on ``decision_unit``."""
+    if t is None or t[1] != player:
+        return [], []
+    base, n = eng._obs_legal0, eng.N
+    legal = [base + a for a in eng._options(s, t) if a < n]
+    u = t[2]
+    if t[0] in UNIT_DECISIONS and 0 <= u < eng.U and s.u_hex[u] >= 0:
+        return legal, [eng._obs_unit0 + int(s.u_hex[u])]
+    return legal, []
+
+
+UNIT_DECISIONS = (D_UNIT_ACT, D_SHOCK_MODE, D_RETREAT, D_FACE, D_DEFENSE)
+
+
+def _features(eng, s, player: int, t: list[int] | None, obs: np.ndarray) -> None:
+    """Write the global features (the planes are already in ``obs``) for the pending task ``t``: built
+    as a list, written once."""
+    F = eng._obs_features            # feature name -> offset inside the feature block
+    f = _leader_features(eng, s, player).copy()
+    q = 1 - player
+    g = s.g.tolist()
+    if t is not None:
+        f[F["decision_kind"] + t[0]] = 1.0
+        if t[1] == player:
+            f[F["to_decide"]] = 1.0
+            u = t[2]
+            if t[0] in UNIT_DECISIONS and 0 <= u < eng.U and s.u_hex[u] >= 0:
+                f[F["decision_unit_mp"]] = min(1.0, max(0, int(s.u_mp[u])) / 10.0)
+    if g[G_ACTIVE] == player:
+        f[F["own_activation"]] = 1.0
+    f[F["own_flight_points"]] = min(1.0, eng.flight_points(s, player) / FP_SCALE)
+    f[F["enemy_flight_points"]] = min(1.0, eng.flight_points(s, q) / FP_SCALE)
+    f[F["activations"]] = min(1.0, g[G_ACTIVATIONS] / (g[G_MAX_ACT] or 1000))
+    f[F["free_activation"]] = float(bool(g[G_FREE]))
+    c = g[G_CMD]
     if 0 <= c < eng.NC:
         p = eng.cmd_player[c]
-        slot = c - eng.side_cmd_first[p]
-        obs[F["own_command_active" if p == player else "enemy_command_active"].start + slot] = 1.0
+        f[F["own_command_active" if p == player else "enemy_command_active"] + c - eng.side_cmd_first[p]] = 1.0
+    f[F["ambush_placed"]] = float(bool(g[G_AMBUSH_PLACED]))
+    captured = s.std_captured.tolist()
+    f[F["standard_captured"]] = float(bool(captured[player]))
+    f[F["standard_captured"] + 1] = float(bool(captured[q]))
+    obs[eng._obs_feature_block] = f
+
+
+def _leader_features(eng, s, player: int) -> list[float]:
+    """The feature block with only the leader-derived features set (command ratings, leaders in play,
+    the real Dmitri); they depend on the leader arrays alone, so they are cached on those."""
+    key = (player, s.buf[eng._leader_span].tobytes())
+    cache = eng.__dict__.setdefault("_obs_leader_cache", {})
+    hit = cache.get(key)
+    if hit is not None:
+        return hit
+    if len(cache) > 256:
+        cache.clear()
+    F = eng._obs_features
+    f = [0.0] * eng._obs_feature_block_size
     ratings = eng.all_command_ratings(s)
-    for side, name in ((player, "own_command_rating"), (q, "enemy_command_rating")):
-        b = F[name].start - eng.side_cmd_first[side]
+    ls = s.l_state.tolist()
+    for side, kind in ((player, "own"), (1 - player, "enemy")):
+        b = F[f"{kind}_command_rating"] - eng.side_cmd_first[side]
         for c in eng.side_cmds[side]:
-            obs[b + c] = max(0, ratings[c]) / 10.0
-    for side, name in ((player, "own_leader_in_play"), (q, "enemy_leader_in_play")):
-        b = F[name].start - eng.side_leader_first[side]
+            f[b + c] = max(0, ratings[c]) / 10.0
+        b = F[f"{kind}_leader_in_play"] - eng.side_leader_first[side]
         for l in eng.side_leaders[side]:
-            if ls[l] in (L_ACTIVE, L_REPL, L_REPL_DEAD, L_HIDDEN):  # a hidden leader's existence is public
-                obs[b + l] = 1.0
+            if ls[l] in LEADERS_IN_PLAY:  # a hidden leader's existence is public
+                f[b + l] = 1.0
     if player == 0:
-        b = F["own_leader_real"].start - eng.side_leader_first[0]
+        b = F["own_leader_real"] - eng.side_leader_first[0]
+        lf = s.l_flags.tolist()
         for l in eng.side_leaders[0]:
-            if s.l_flags[l] & LF_REAL:
-                obs[b + l] = 1.0
-    obs[F["ambush_placed"].start] = float(bool(s.g[G_AMBUSH_PLACED]))
-    obs[F["standard_captured"].start] = float(bool(s.std_captured[player]))
-    obs[F["standard_captured"].start + 1] = float(bool(s.std_captured[q]))
-    return obs
+            if lf[l] & LF_REAL:
+                f[b + l] = 1.0
+    cache[key] = f
+    return f
+
+
+LEADERS_IN_PLAY = (L_ACTIVE, L_REPL, L_REPL_DEAD, L_HIDDEN)
 
 
 def prepare(eng) -> None:
@@ -154,6 +244,19 @@ def prepare(eng) -> None:
         dp = np.where(own, pi["own_disordered"], pi["enemy_disordered"]).astype(np.int64)
         rp = np.where(own, pi["own_retired"], pi["enemy_retired"]).astype(np.int64)
         planes.append((tp, dp, rp, own))
-    eng._obs_unit_planes = tuple(planes)
-    eng._obs_unit_rows = tuple((tuple((tp * eng.N).tolist()), tuple((dp * eng.N).tolist()), tuple((rp * eng.N).tolist()),
-                                tuple(own.tolist())) for (tp, dp, rp, own) in planes)
+    eng._obs_unit_rows = tuple(
+        (tuple((tp * eng.N).tolist()), tuple((dp * eng.N).tolist()), tuple((rp * eng.N).tolist()), tuple(own.tolist()),
+         tuple(int(pi["own_zoc" if o else "enemy_zoc"] * eng.N) for o in own.tolist()))
+        for (tp, dp, rp, own) in planes)
+    block = slice(lay.plane_block.stop, lay.size)
+    eng._obs_feature_block, eng._obs_feature_block_size = block, block.stop - block.start
+    eng._obs_features = {name: lay.slices[name].start - block.start for name, _ in FEATURES}
+    eng._obs_unit_span = eng.state_class.span("u_hex", "u_flags")  # u_hex, u_face, u_status, u_flags (state.py)
+    assert eng._obs_unit_span.stop - eng._obs_unit_span.start == 4 * eng.U
+    eng._obs_unit_mask = np.array([-1] * (3 * eng.U) + [OBS_UNIT_FLAGS] * eng.U, dtype=np.int32)
+    eng._obs_legal0, eng._obs_unit0 = pi["legal_hex"] * eng.N, pi["decision_unit"] * eng.N
+    eng._obs_ambush0 = pi["own_ambush_hidden"] * eng.N
+    eng._obs_facing0 = pi["facing_0"] * eng.N
+    eng._obs_in_command0 = pi["own_in_command"] * eng.N
+    eng._obs_done0 = pi["own_done"] * eng.N
+

@@ -190,7 +190,7 @@ class ActivationMixin:
 
     def auto_end_act(self, s, t, dice) -> None:
         p, c, free = t[1], t[2], t[3]
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         for u in self.cmd_units[c]:
             h = int(s.u_hex[u])
             if h >= 0 and s.u_status[u] == DISORDERED and not s.u_flags[u] & F_ACTED \
@@ -228,7 +228,7 @@ class ActivationMixin:
 
     def opt_std_move(self, s, t) -> list[int]:
         p = t[1]
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         cur = int(s.std_hex[p])
         up = self.uplayer
         return [h for h in range(self.N) if h != cur and (occ[h] < 0 or up[occ[h]] == p)]
@@ -271,7 +271,7 @@ class ActivationMixin:
         fl = s.u_flags.tolist()
         opts = [base + u for u in self.cmd_units[c] if hexes[u] >= 0 and not fl[u] & F_DONE]
         lb = self.AL.LEADER - self.side_leader_first[p]
-        opts += [lb + l for l in self.movable_leaders(s, p, c) if self.leader_destinations(s, l)]
+        opts += [lb + l for l in self.movable_leaders(s, p, c) if self.leader_can_move(s, l)]
         opts.append(self.AL.option("PASS"))
         return opts
 
@@ -290,18 +290,28 @@ class ActivationMixin:
             self.push(s, D_UNIT_ACT, p, a - self.AL.UNIT + self.side_first[p])
 
     def leader_destinations(self, s, l: int) -> list[int]:
+        """13.0: a leader moves up to 8 hexes to a unit of his command (the Overall Commander: of his
+        side) that is not Retired, or to his Standard."""
+        return sorted(set(self._leader_targets(s, l)))
+
+    def leader_can_move(self, s, l: int) -> bool:
+        return next(iter(self._leader_targets(s, l)), None) is not None
+
+    def _leader_targets(self, s, l: int):
+        """The destinations of :meth:`leader_destinations`, lazily and possibly repeated."""
         p = self.lplayer[l]
         h = int(s.l_hex[l])
         d = self.dist_row(h)
         hexes = s.u_hex.tolist()
         st = s.u_status.tolist()
         units = self.side_units[p] if s.l_flags[l] & LF_OC else self.cmd_units[self.lcmd[l]]
-        out = {hexes[u] for u in units if hexes[u] >= 0 and hexes[u] != h and st[u] != RETIRED
-               and d[hexes[u]] <= LEADER_MOVE}
+        for u in units:
+            x = hexes[u]
+            if x >= 0 and x != h and st[u] != RETIRED and d[x] <= LEADER_MOVE:
+                yield x
         std = int(s.std_hex[p])
         if not s.std_captured[p] and std != h and d[std] <= LEADER_MOVE:
-            out.add(std)
-        return sorted(out)
+            yield std
 
     def opt_leader_move(self, s, t) -> list[int]:
         return self.leader_destinations(s, t[2]) + [self.AL.option("PASS")]

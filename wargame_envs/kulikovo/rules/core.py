@@ -44,6 +44,7 @@ class CoreMixin:
         self.uma = tuple(sc.ma[t] for t in ut)
         self.udis_ma = tuple(sc.dis_ma[t] for t in ut)
         self.side_units = tuple(tuple(u for u in range(self.U) if self.uplayer[u] == p) for p in range(2))
+        self.side_missile_units = tuple(tuple(u for u in self.side_units[p] if self.umissile[u]) for p in range(2))
         self.side_first = tuple(self.side_units[p][0] for p in range(2))
         ncmd = len(sc.commands)
         self.NC = ncmd
@@ -67,6 +68,9 @@ class CoreMixin:
         self._std_order = self.geo.by_distance
         self._zoc_cache: dict = {}
         self._rating_cache: dict = {}
+        self._balls: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._occ_key, self._occ = b"", []
+        self._leader_span = None  # set with the state class (the leader arrays' stretch of the buffer)
         # units of a side are contiguous (data.py numbers all Russian units first)
         self._side_span = tuple((self.side_units[p][0], self.side_units[p][-1] + 1) for p in range(2))
         assert all(len(self.side_units[p]) == b - a for p, (a, b) in enumerate(self._side_span))
@@ -204,8 +208,16 @@ class CoreMixin:
             self._zoc_cache[key] = hit
         return hit
 
+    def occupancy(self, s) -> list[int]:
+        """``hex_unit`` as a list (hex -> unit, -1 empty), shared by every caller while the board is
+        unchanged: read it, never write it."""
+        key = s.hex_unit.tobytes()
+        if key != self._occ_key:
+            self._occ_key, self._occ = key, s.hex_unit.tolist()
+        return self._occ
+
     def adjacent_enemy(self, s, p: int, h: int, occ: list[int] | None = None) -> bool:
-        occ = occ if occ is not None else s.hex_unit.tolist()
+        occ = occ if occ is not None else self.occupancy(s)
         up = self.uplayer
         for t in self.geo.adj[h]:
             v = occ[t]
@@ -224,13 +236,16 @@ class CoreMixin:
 
     def leaders_at(self, s, h: int, p: int | None = None) -> list[int]:
         lh = s.l_hex.tolist()
+        if h not in lh:
+            return []
         ls = s.l_state.tolist()
         return [l for l in range(self.NL) if lh[l] == h and ls[l] in (L_ACTIVE, L_REPL, L_REPL_DEAD)
                 and (p is None or self.lplayer[l] == p)]
 
     def flight_points(self, s, p: int) -> int:
-        st = s.u_status.tolist()
-        return int(s.fp[p]) + sum(1 for u in self.side_units[p] if st[u] == RETIRED)
+        """16.0: the side's Flight Points so far, each of its Retired units counting one more."""
+        a, b = self._side_span[p]
+        return int(s.fp[p]) + s.u_status[a:b].tolist().count(RETIRED)
 
     # ------------------------------------------------------ moving counters
     def enter(self, s, u: int, y: int, carry_leaders: bool = True) -> None:
@@ -296,7 +311,7 @@ class CoreMixin:
         s.u_status[u] = RETIRED
         s.u_flags[u] |= F_DONE
         s.u_tgt[u] = -1
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         std = int(s.std_hex[p])
         dx = self.dist_row(x) if x >= 0 else None
         best, key = -1, None
@@ -324,7 +339,7 @@ class CoreMixin:
         ls = self.leaders_at(s, h, p)
         if not ls:
             return
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         if s.std_hex[p] == h and not s.std_captured[p]:
             return  # leaders with their own Standard stay there
         zoc = None

@@ -46,6 +46,7 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         sc = load_scenario(data_dir)
         self._init_tables(sc)
         self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
+        self._leader_span = self.state_class.span("l_hex", "l_flags")
         from ..observation import build_layout, prepare
         self.obs_layout = build_layout(self)
         prepare(self)

@@ -70,7 +70,7 @@ class FireMixin:
                 s.u_mp[f] = 0
                 s.u_flags[f] |= F_STOPPED
         self.push(s, A_FIRE, p, f, target, int(reaction))
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         # 9.2 Return Fire: L or B fired at by a missile unit within its range, once per enemy activation
         if self.utype[target] in (L, B_TYPE) and s.u_status[target] in (NORMAL, DISORDERED) \
                 and not s.u_flags[target] & F_RETURNED and q != int(s.g[G_ACTIVE]) \
@@ -284,7 +284,7 @@ class FireMixin:
         hex; through a friendly B/C an extra hex when blocked. Returns (hex, bc unit or -1)."""
         x = int(s.u_hex[u])
         p = self.uplayer[u]
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         dist = self.geo.dist
         nbr = self.geo.nbr[x]
         hs = self.geo.hexside[x]

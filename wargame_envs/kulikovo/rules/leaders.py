@@ -32,44 +32,46 @@ class LeaderMixin:
         """Activation rating of command ``c`` (4.2): its best leader in play, +1 for a subordinate stacked
         with or adjacent to the Overall Commander (13.2); a command whose leader awaits his replacement
         uses the replacement's rating (13.3)."""
-        p = self.cmd_player[c]
-        best = -1
-        ocs = None
-        ls = s.l_state.tolist()
-        lh = s.l_hex.tolist()
-        lr = s.l_rating.tolist()
-        lf = s.l_flags.tolist()
-        for l in self.cmd_leaders[c]:
-            st = ls[l]
-            if st in IN_PLAY and lh[l] >= 0:
-                r = lr[l]
-                if not lf[l] & LF_OC:
-                    if ocs is None:
-                        ocs = [lh[o] for o in self.overall_commanders(s, p)]
-                    h = lh[l]
-                    if any(o == h or self.geo.dist[o, h] == 1 for o in ocs):
-                        r += 1
-                best = max(best, r)
-            elif st in (L_PENDING, L_HIDDEN):
-                base = self.sc.leaders[l]["rating"]
-                r = base + self.sc.replacement["rating_delta"] if st == L_PENDING else lr[l]
-                best = max(best, r)
-        return best
+        return self.all_command_ratings(s)[c]
 
     def all_command_ratings(self, s) -> list[int]:
-        """Ratings of every command; they depend on the leader arrays only (cached on them)."""
-        key = s.l_hex.tobytes() + s.l_state.tobytes() + s.l_rating.tobytes() + s.l_flags.tobytes()
+        """Ratings (:meth:`command_rating`) of every command; they depend on the leader arrays only
+        (cached on them)."""
+        key = s.buf[self._leader_span].tobytes()
         hit = self._rating_cache.get(key)
         if hit is None:
             if len(self._rating_cache) > 256:
                 self._rating_cache.clear()
-            hit = self._rating_cache[key] = [self.command_rating(s, c) for c in range(self.NC)]
+            hit = self._rating_cache[key] = self._ratings(s.l_state.tolist(), s.l_hex.tolist(), s.l_rating.tolist(),
+                                                          s.l_flags.tolist())
         return hit
+
+    def _ratings(self, ls: list[int], lh: list[int], lr: list[int], lf: list[int]) -> list[int]:
+        oc_hexes = [[lh[l] for l in self.side_leaders[p] if lf[l] & LF_OC and ls[l] in IN_PLAY and lh[l] >= 0]
+                    for p in (0, 1)]
+        out = []
+        for c in range(self.NC):
+            best = -1
+            for l in self.cmd_leaders[c]:
+                st = ls[l]
+                if st in IN_PLAY and lh[l] >= 0:
+                    r = lr[l]
+                    if not lf[l] & LF_OC:
+                        near = self.dist_row(lh[l])
+                        if any(near[o] <= 1 for o in oc_hexes[self.cmd_player[c]]):
+                            r += 1
+                    best = max(best, r)
+                elif st in (L_PENDING, L_HIDDEN):
+                    base = self.sc.leaders[l]["rating"]
+                    r = base + self.sc.replacement["rating_delta"] if st == L_PENDING else lr[l]
+                    best = max(best, r)
+            out.append(best)
+        return out
 
     def compute_command(self, s, c: int) -> None:
         """Set F_INCMD on the units of command ``c`` in command at the start of its activation (13.1)."""
         p = self.cmd_player[c]
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         zoc = self.zoc_map(s, p)
         up = self.uplayer
         sources = []
@@ -79,24 +81,11 @@ class LeaderMixin:
         for l in self.overall_commanders(s, p):
             if self.lcmd[l] != c:
                 sources.append((int(s.l_hex[l]), int(s.l_range[l])))
+        blocked = lambda h: h in zoc or (occ[h] >= 0 and up[occ[h]] != p)  # noqa: E731
         reach: set[int] = set()
-        nbr = self.geo.adj
         for h0, rng in sources:
-            frontier = [h0]
-            seen = {h0}
-            reach.add(h0)
-            for _ in range(rng):
-                nxt = []
-                for h in frontier:
-                    # 13.1: range is not traced through an enemy unit or an enemy ZOC
-                    if h != h0 and (h in zoc or (occ[h] >= 0 and up[occ[h]] != p)):
-                        continue
-                    for t in nbr[h]:
-                        if t not in seen:
-                            seen.add(t)
-                            nxt.append(t)
-                reach.update(nxt)
-                frontier = nxt
+            reach.update(self._command_reach(h0, rng, blocked))
+        nbr = self.geo.adj
         hexes = s.u_hex.tolist()
         units = [u for u in self.cmd_units[c] if hexes[u] >= 0]
         incmd = {u for u in units if hexes[u] in reach}
@@ -113,6 +102,40 @@ class LeaderMixin:
                 s.u_flags[u] |= F_INCMD
             else:
                 s.u_flags[u] &= ~F_INCMD
+
+    def _command_reach(self, h0: int, rng: int, blocked) -> set[int] | tuple[int, ...]:
+        """Hexes within ``rng`` of a leader at ``h0``, traced not through a ``blocked`` hex (13.1: enemy
+        units and enemy ZOC stop the trace, though they can be reached). When no hex closer than ``rng``
+        is blocked this is the whole ball, precomputed."""
+        if not rng:
+            return (h0,)
+        inner = self._ball(h0, rng - 1)
+        if not any(blocked(h) for h in inner[1:]):
+            return self._ball(h0, rng)
+        nbr = self.geo.adj
+        seen = {h0}
+        frontier = [h0]
+        for _ in range(rng):
+            nxt = []
+            for h in frontier:
+                if h != h0 and blocked(h):
+                    continue
+                for t in nbr[h]:
+                    if t not in seen:
+                        seen.add(t)
+                        nxt.append(t)
+            frontier = nxt
+        return seen
+
+    def _ball(self, h: int, r: int) -> tuple[int, ...]:
+        """Hexes within distance ``r`` of ``h``, ``h`` first (cached)."""
+        key = (h, r)
+        hit = self._balls.get(key)
+        if hit is None:
+            order = self.hexes_by_distance(h)
+            d = self.dist_row(h)
+            hit = self._balls[key] = tuple(x for x in order if d[x] <= r)
+        return hit
 
     # ------------------------------------------------------------- deaths
     def leader_check_shock(self, s, u: int, dice) -> None:

@@ -14,8 +14,8 @@ from ..state import (
 
 
 class MovementMixin:
-    def step_options(self, s, u: int, zoc=None, occ=None) -> list[tuple[int, int, int]]:
-        """Legal single steps of unit ``u``: (direction, target hex, MP cost)."""
+    def step_options(self, s, u: int, zoc=None, occ=None, directions=range(6)) -> list[tuple[int, int, int]]:
+        """Legal single steps of unit ``u`` (in ``directions``): (direction, target hex, MP cost)."""
         fl = int(s.u_flags[u])
         mp = int(s.u_mp[u])
         if fl & (F_STOPPED | F_DONE) or mp <= 0:
@@ -24,7 +24,7 @@ class MovementMixin:
             return []  # 9.2: firing ends the movement of B and C
         p = self.uplayer[u]
         x = int(s.u_hex[u])
-        occ = occ if occ is not None else s.hex_unit.tolist()
+        occ = occ if occ is not None else self.occupancy(s)
         zoc = zoc if zoc is not None else self.zoc_map(s, p)
         status = int(s.u_status[u])
         incmd = fl & F_INCMD
@@ -55,7 +55,7 @@ class MovementMixin:
         if status == RETIRED:
             std = int(s.std_hex[p])
             dr = self.dist_row(std)
-            for d in range(6):
+            for d in directions:
                 y = nbr[d]
                 if y < 0 or costs[d] < 0 or occ[y] >= 0 or dr[y] >= dr[x]:
                     continue
@@ -63,7 +63,7 @@ class MovementMixin:
                     continue
                 out.append((d, y, mp))
             return out
-        for d in range(6):
+        for d in directions:
             y = nbr[d]
             if y < 0 or costs[d] < 0 or occ[y] >= 0:
                 continue
@@ -91,7 +91,7 @@ class MovementMixin:
         u = t[2]
         if s.u_hex[u] < 0 or s.u_flags[u] & F_DONE:
             return []
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         zoc = self.zoc_map(s, self.uplayer[u])
         al = self.AL
         opts = [al.DIR + d for d, _, _ in self.step_options(s, u, zoc, occ)]
@@ -111,11 +111,9 @@ class MovementMixin:
             self.pop(s)
             return
         if a >= al.DIR:
-            d = a - al.DIR
-            for dd, y, c in self.step_options(s, u):
-                if dd == d:
-                    self.move_step(s, u, y, c)
-                    return
+            for _, y, c in self.step_options(s, u, directions=(a - al.DIR,)):
+                self.move_step(s, u, y, c)
+                return
             raise AssertionError("step not legal")
         self.start_fire(s, u, int(s.hex_unit[a]), reaction=False)
 
@@ -148,9 +146,9 @@ class MovementMixin:
         react = s.u_react.tolist()
         nbr = self.geo.nbr
         elig = []
-        for r in self.side_units[q]:
+        for r in self.side_missile_units[q]:
             h = hexes[r]
-            if h < 0 or not self.umissile[r] or st[r] not in (NORMAL, DISORDERED) or react[r] == m:
+            if h < 0 or st[r] not in (NORMAL, DISORDERED) or react[r] == m:
                 continue
             a, b = FRONT_DIRS[faces[r]]
             if nbr[h][a] != y and nbr[h][b] != y:

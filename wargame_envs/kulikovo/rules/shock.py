@@ -24,7 +24,7 @@ class ShockMixin:
     # ---------------------------------------------------------- declaration
     def frontal_enemies(self, s, u: int, h: int | None = None, occ=None) -> list[int]:
         h = int(s.u_hex[u]) if h is None else h
-        occ = occ if occ is not None else s.hex_unit.tolist()
+        occ = occ if occ is not None else self.occupancy(s)
         p = self.uplayer[u]
         nbr = self.geo.nbr[h]
         out = []
@@ -59,7 +59,7 @@ class ShockMixin:
         if fl & F_START_ZOC or not fl & F_INCMD:
             return []
         p = self.uplayer[u]
-        occ = occ if occ is not None else s.hex_unit.tolist()
+        occ = occ if occ is not None else self.occupancy(s)
         x = int(s.u_hex[u])
         if self.adjacent_enemy(s, p, x, occ):
             return []
@@ -108,7 +108,7 @@ class ShockMixin:
     def opt_shock_select(self, s, t) -> list[int]:
         p, c = t[1], t[2]
         base = self.AL.UNIT - self.side_first[p]
-        occ = s.hex_unit.tolist()
+        occ = self.occupancy(s)
         zoc = None
         tgd = None
         opts = []
