@@ -84,3 +84,17 @@ def test_copy_is_independent():
     out = pb.copy()
     out[:] = 7
     assert pb.buf.tolist() == [0.0, 1.0, 0.0, 0.0]
+
+
+def test_exclusive_group_clears_old_marks_and_sets_new_ones():
+    def marks(e, key):
+        h, face = key
+        return [] if h < 0 else [h, 10 + face]
+
+    pb = PlaneBuffer(16)
+    pb.sync_exclusive("units", np.array([1, 2, 3, 4], np.int32), 2, marks)   # unit 0 at 1 facing 3, unit 1 at 2 facing 4
+    assert np.flatnonzero(pb.buf).tolist() == [1, 2, 13, 14]
+    pb.sync_exclusive("units", np.array([2, -1, 5, 4], np.int32), 2, marks)  # 1 is gone, 0 steps into its hex
+    assert np.flatnonzero(pb.buf).tolist() == [2, 15]
+    pb.sync_exclusive("units", np.array([7, 5], np.int32), 1, marks)         # another entity count: redrawn
+    assert np.flatnonzero(pb.buf).tolist() == [7, 15]

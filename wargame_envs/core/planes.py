@@ -47,20 +47,14 @@ class PlaneBuffer:
 
         ``keys`` is a fresh 1-D integer array of ``k`` columns of ``n`` values each (e.g.
         ``np.concatenate((hex, status, facing))``; it is kept until the next call), so entity ``e``'s
-        key is ``keys[e::n]``; ``contribute(e, key_row)`` gives entity ``e``'s ``(index, value)`` pairs, each index at most once.
+        key is ``keys[e::n]``; ``contribute(e, key_row)`` gives entity ``e``'s ``(index, value)`` pairs,
+        each index at most once.
         """
-        prev = self._groups.get(group)
-        raw = keys.tobytes()
-        if prev is not None and prev[0].shape == keys.shape:
-            prev_keys, prev_raw, old = prev
-            if raw == prev_raw:
-                return
-            changed = sorted({i % n for i in (keys != prev_keys).nonzero()[0].tolist()})
-            touched: set[int] = set()
-        else:  # first call, or a different entity count: drop everything of the old layout
-            touched = self._retract([pair for pairs in prev[2] for pair in pairs]) if prev is not None else set()
-            old = [()] * n
-            changed = list(range(n))
+        diff = self._diff(group, keys, n)
+        if diff is None:
+            return
+        raw, old, changed, stale = diff
+        touched = self._retract([pair for pairs in stale for pair in pairs])
         values = self._values
         for e in changed:
             was = old[e]
@@ -80,6 +74,37 @@ class PlaneBuffer:
                 touched.add(i)
         self._groups[group] = (keys, raw, old)
         self._write(touched)
+
+    def sync_exclusive(self, group: str, keys: np.ndarray, n: int, indices: Callable[[int, list[int]], list[int]]) -> None:
+        """:meth:`sync` for 0/1 marks that no two entities share (one unit per hex: its type, facing,
+        status...): ``indices(e, key_row)`` lists the indices entity ``e`` sets to 1, which no other
+        entity, group or layer writes. Changed entities are cleared and redrawn with two scatters."""
+        diff = self._diff(group, keys, n)
+        if diff is None:
+            return
+        raw, old, changed, stale = diff
+        off = [i for entry in stale for i in entry]
+        on = []
+        for e in changed:
+            off += old[e]
+            mine = old[e] = tuple(indices(e, keys[e::n].tolist()))
+            on += mine
+        self.buf[off] = 0.0
+        self.buf[on] = 1.0
+        self._groups[group] = (keys, raw, old)
+
+    def _diff(self, group: str, keys: np.ndarray, n: int):
+        """``None`` when ``group``'s keys are unchanged; else ``(key bytes, per-entity entries, entities
+        to redraw, stale entries to clear first)``. The first call, or a call with another entity
+        count, redraws everything: the entries start empty and the old ones are all stale."""
+        prev = self._groups.get(group)
+        raw = keys.tobytes()
+        if prev is not None and prev[0].shape == keys.shape:
+            prev_keys, prev_raw, old = prev
+            if raw == prev_raw:
+                return None
+            return raw, old, sorted({i % n for i in (keys != prev_keys).nonzero()[0].tolist()}), []
+        return raw, [()] * n, list(range(n)), (prev[2] if prev is not None else [])
 
     def _retract(self, pairs: list[tuple[int, float]]) -> set[int]:
         values = self._values

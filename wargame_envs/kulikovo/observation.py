@@ -45,7 +45,10 @@ def observe(eng, s, player: int) -> np.ndarray:
     pb = plane_buffers(eng, 2, lambda: PlaneBuffer(eng.obs_layout.size, [(eng._static_slice, eng._static_planes)]))[player]
     rows = eng._obs_unit_rows[player]
     # unit keys (hex, facing, status, command flags): one masked copy of the adjacent state arrays
-    pb.sync("units", s.buf[eng._obs_unit_span] & eng._obs_unit_mask, eng.U, lambda u, key: _unit_bits(eng, rows, u, key))
+    keys = s.buf[eng._obs_unit_span] & eng._obs_unit_mask
+    pb.sync_exclusive("units", keys, eng.U, lambda u, key: _unit_marks(eng, rows, u, key))
+    # ZOC fronts overlap (counted), and do not depend on the command marks: keyed on hex, facing, status
+    pb.sync("zoc", keys[:3 * eng.U], eng.U, lambda u, key: _unit_zoc(eng, player, u, key))
     pb.sync("markers", np.concatenate((s.l_hex, s.std_hex, s.l_state, s.std_captured)), eng.NL + 2,
             lambda e, key: _marker_bits(eng, player, e, key))
     if player == 0:
@@ -65,7 +68,7 @@ def observe_reference(eng, s, player: int) -> np.ndarray:
     specification :func:`observe` is tested against)."""
     obs = eng.obs_layout.new()
     N, pi = eng.N, eng._plane_index
-    tp, dp, rp, own, _ = eng._obs_unit_rows[player]
+    tp, dp, rp, own = eng._obs_unit_rows[player]
     hexes, st, faces, fl = s.u_hex.tolist(), s.u_status.tolist(), s.u_face.tolist(), s.u_flags.tolist()
     on = []
     for u in range(eng.U):
@@ -104,27 +107,33 @@ _NONE = np.zeros(0, dtype=np.int64)
 OBS_UNIT_FLAGS = F_INCMD | F_DONE
 
 
-def _unit_bits(eng, rows, u: int, key: list[int]) -> list[tuple[int, float]]:
-    """Unit ``u``'s planes: type, status, facing, own command marks, and the ZOC it exerts (7.0: its
-    frontal hexes; not Regular Infantry, not Retired)."""
+def _unit_marks(eng, rows, u: int, key: list[int]) -> list[int]:
+    """Unit ``u``'s marks (one unit per hex, so no other unit shares them): type, facing, status and
+    own command marks."""
     h, face, status, flags = key
     if h < 0:
         return []
-    tp, dp, rp, own, zp = rows
-    N = eng.N
-    bits = [(tp[u] + h, 1.0), (eng._obs_facing0 + face * N + h, 1.0)]
+    tp, dp, rp, own = rows
+    marks = [tp[u] + h, eng._obs_facing0 + face * eng.N + h]
     if status == DISORDERED:
-        bits.append((dp[u] + h, 1.0))
+        marks.append(dp[u] + h)
     elif status == RETIRED:
-        bits.append((rp[u] + h, 1.0))
+        marks.append(rp[u] + h)
     if own[u]:
         if flags & F_INCMD:
-            bits.append((eng._obs_in_command0 + h, 1.0))
+            marks.append(eng._obs_in_command0 + h)
         if flags & F_DONE:
-            bits.append((eng._obs_done0 + h, 1.0))
-    if eng.uzoc[u] and status < RETIRED:
-        bits += [(zp[u] + t, 1.0) for t in eng.geo.front_nb[h][face] if t >= 0]
-    return bits
+            marks.append(eng._obs_done0 + h)
+    return marks
+
+
+def _unit_zoc(eng, player: int, u: int, key: list[int]) -> list[tuple[int, float]]:
+    """The ZOC unit ``u`` exerts (7.0: its frontal hexes; not Regular Infantry, not Retired)."""
+    h, face, status = key
+    if h < 0 or not eng.uzoc[u] or status >= RETIRED:
+        return []
+    base = eng._obs_zoc0[eng.uplayer[u] == player]
+    return [(base + t, 1.0) for t in eng.geo.front_nb[h][face] if t >= 0]
 
 
 def _marker_bits(eng, player: int, e: int, key: list[int]) -> list[tuple[int, float]]:
@@ -244,10 +253,8 @@ def prepare(eng) -> None:
         dp = np.where(own, pi["own_disordered"], pi["enemy_disordered"]).astype(np.int64)
         rp = np.where(own, pi["own_retired"], pi["enemy_retired"]).astype(np.int64)
         planes.append((tp, dp, rp, own))
-    eng._obs_unit_rows = tuple(
-        (tuple((tp * eng.N).tolist()), tuple((dp * eng.N).tolist()), tuple((rp * eng.N).tolist()), tuple(own.tolist()),
-         tuple(int(pi["own_zoc" if o else "enemy_zoc"] * eng.N) for o in own.tolist()))
-        for (tp, dp, rp, own) in planes)
+    eng._obs_unit_rows = tuple((tuple((tp * eng.N).tolist()), tuple((dp * eng.N).tolist()), tuple((rp * eng.N).tolist()),
+                                tuple(own.tolist())) for (tp, dp, rp, own) in planes)
     block = slice(lay.plane_block.stop, lay.size)
     eng._obs_feature_block, eng._obs_feature_block_size = block, block.stop - block.start
     eng._obs_features = {name: lay.slices[name].start - block.start for name, _ in FEATURES}
@@ -256,6 +263,7 @@ def prepare(eng) -> None:
     eng._obs_unit_mask = np.array([-1] * (3 * eng.U) + [OBS_UNIT_FLAGS] * eng.U, dtype=np.int32)
     eng._obs_legal0, eng._obs_unit0 = pi["legal_hex"] * eng.N, pi["decision_unit"] * eng.N
     eng._obs_ambush0 = pi["own_ambush_hidden"] * eng.N
+    eng._obs_zoc0 = (pi["enemy_zoc"] * eng.N, pi["own_zoc"] * eng.N)  # [unit is the observer's]
     eng._obs_facing0 = pi["facing_0"] * eng.N
     eng._obs_in_command0 = pi["own_in_command"] * eng.N
     eng._obs_done0 = pi["own_done"] * eng.N
