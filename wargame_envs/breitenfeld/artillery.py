@@ -50,6 +50,13 @@ class LineCache:
         return c
 
 
+def line_cache(D) -> LineCache:
+    """The :class:`LineCache` of these data, shared by all their engines (lines never change)."""
+    if D.line_cache is None:
+        D.line_cache = LineCache(D)
+    return D.line_cache
+
+
 def max_range(D, s) -> int:
     r = D.art_fire[-1][0]
     if s.g[G_VIS_OPT] and s.g[G_VIS] == 2:

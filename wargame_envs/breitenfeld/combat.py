@@ -117,13 +117,10 @@ class Ctx:
         return bool(self.o1 or self.o2)
 
     def start_candidates(self) -> list[int]:
-        """Enemy units an attack may be declared on now."""
-        out = []
-        for e in self.avail_def:
-            if any(a in self.elig and self.is_active(a) for a in self.neighbours(e)):
-                if self.completable(set(), {e}):
-                    out.append(e)
-        return out
+        """Enemy units an attack may be declared on now: next to an eligible unit of the active corps,
+        and the attack can still meet every obligation."""
+        near = {e for a in self.elig if self.is_active(a) for e in self.neighbours(a) if e in self.avail_def}
+        return [e for e in sorted(near) if self.completable(set(), {e})]
 
     def add_candidates(self) -> list[int]:
         """Units (friendly attackers or enemy defenders) that may join the attack being built."""

@@ -114,6 +114,12 @@ class BreitenfeldData:
         self.n_leaders = len(self.leader_ids)
         self.n_art = len(self.art_ids)
         self.n_corps = len(self.corps_ids)
+        # scratch caches shared by every engine of these data (never pickled)
+        self.snap_cache: dict = {}                # zoc.Snap memo (unit-array bytes -> snapshot)
+        self.line_cache = None                    # artillery.LineCache, built on first use
+
+    def __getstate__(self):
+        return {**self.__dict__, "snap_cache": {}, "line_cache": None}
 
 
 _CACHE: dict[str, BreitenfeldData] = {}

@@ -12,8 +12,6 @@ exception (no withdrawal from an enemy ZOC) is decided when the movement phase s
 
 from __future__ import annotations
 
-import heapq
-
 from . import demoralization
 from .disruption import eliminate, unit_name
 from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED,
@@ -62,76 +60,25 @@ def enemy_art_hexes(D, s, side: int) -> set[int]:
 def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, int], bool]:
     """(reachable hex -> cost, can leave the map) for ``piece`` (unit index, or n_units + leader)."""
     nu = D.n_units
-    at, us = snap.at, D.unit_side
     if piece >= nu:
         l = piece - nu
-        side = D.leader_side[l]
         start = int(s.l_hex[l])
-        steps = D.step[2]
-        zoc = zoc_plane(D, snap, 1 - side)
-        best = {start: 0}
-        heap = [(0, start)]
-        while heap:
-            c, h = heapq.heappop(heap)
-            if c > best[h]:
-                continue
-            for j, k in steps[h]:
-                nc = c + k
-                if nc > budget or nc >= best.get(j, 1 << 30):
-                    continue
-                u = at[j]
-                if u >= 0 and us[u] != side:
-                    continue                      # 6.12
-                if u < 0 and zoc[j]:
-                    continue                      # clarification 10.0: a leader never walks alone into an enemy ZOC
-                best[j] = nc
-                heapq.heappush(heap, (nc, j))
+        best = cheapest(D.step[2], start, budget, leader_bars(D, snap, D.leader_side[l]), ())
         del best[start]
         return best, False
     u = piece
-    side = us[u]
+    side = D.unit_side[u]
     start = snap.uh[u]
     stops = enemy_art_hexes(D, s, side)
     mode = exit_mode(D, s, u)
     if snap.ud[u]:
-        # 9.16 / 11.12: one hex at a time straight toward the friendly edge, terrain ignored (9.15)
-        es = D.edge_step[side]
-        best = {start: 0}
-        frontier = [start]
-        can_exit = False
-        for k in range(1, budget + 1):
-            nxt = []
-            for h in frontier:
-                if h != start and h in stops:
-                    continue
-                for j in es[h]:
-                    if j not in best and at[j] < 0:
-                        best[j] = k
-                        nxt.append(j)
-            frontier = nxt
+        best = _routing_reach(D, snap.at, start, budget, side, stops)
         can_exit = mode == "rout" and any(
             D.on_edge[side][h] and c < budget and (h == start or h not in stops) for h, c in best.items())
         del best[start]
         return best, can_exit
-    steps = D.step[D.unit_kind[u]]
-    cost = [99] * len(at)
-    cost[start] = 0
-    reached = [start]
-    # bucket queue (costs are small integers): buckets[c] = hexes first reached at cost c
-    buckets = [[] for _ in range(budget + 1)]
-    buckets[0].append(start)
-    for c in range(budget + 1):
-        for h in buckets[c]:
-            if cost[h] != c or (h in stops and h != start):
-                continue                          # 5.32: capture stops the move (it may continue after)
-            for j, k in steps[h]:
-                nc = c + k
-                if nc <= budget and nc < cost[j] and at[j] < 0:   # 6.12, 6.31, 6.32
-                    if cost[j] == 99:
-                        reached.append(j)
-                    cost[j] = nc
-                    buckets[nc].append(j)
-    best = {h: cost[h] for h in reached}
+    # 6.12, 6.31, 6.32: never into another unit; 5.32: capturing stops the move (it may continue after)
+    best = cheapest(D.step[D.unit_kind[u]], start, budget, snap.at, stops)
     can_exit = False
     if mode in ("pursuit", "saxon"):
         edge_side = 1 - side if mode == "pursuit" else side
@@ -139,6 +86,62 @@ def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, i
         can_exit = any(on[h] and c + 1 <= budget and (h == start or h not in stops) for h, c in best.items())
     del best[start]
     return best, can_exit
+
+
+def cheapest(steps, start: int, budget: int, bars: list[int], stops) -> dict[int, int]:
+    """Cheapest cost (at most ``budget``) of every hex reachable from ``start`` (included, cost 0).
+
+    Dijkstra with one bucket per cost (step costs are small positive integers). ``steps[h]`` lists
+    ``(neighbour, cost to enter)``; a hex ``j`` with ``bars[j] >= 0`` may not be entered; a hex in
+    ``stops`` (other than ``start``) may be entered but not left.
+    """
+    unreached = budget + 1
+    cost = [unreached] * len(bars)
+    cost[start] = 0
+    reached = [start]
+    buckets = [[start]] + [[] for _ in range(budget)]
+    for c, bucket in enumerate(buckets):
+        for h in bucket:
+            if cost[h] != c or (h in stops and h != start):
+                continue
+            for j, k in steps[h]:
+                nc = c + k
+                if nc < cost[j] and bars[j] < 0:
+                    if cost[j] == unreached:
+                        reached.append(j)
+                    cost[j] = nc
+                    buckets[nc].append(j)
+    return {h: cost[h] for h in reached}
+
+
+def leader_bars(D, snap: Snap, side: int) -> list[int]:
+    """Per hex, >= 0 where a leader of ``side`` may not go: an enemy unit (6.12), or an enemy ZOC without
+    a friendly unit (clarification 10.0: a leader never walks alone into an enemy ZOC)."""
+    bars = [0 if z else -1 for z in zoc_plane(D, snap, 1 - side)]
+    us = D.unit_side
+    for u, h in enumerate(snap.uh):
+        if h >= 0:
+            bars[h] = -1 if us[u] == side else u
+    return bars
+
+
+def _routing_reach(D, at: list[int], start: int, budget: int, side: int, stops) -> dict[int, int]:
+    """9.16 / 11.12: a disrupted unit moves one hex at a time straight toward its friendly edge, terrain
+    ignored (9.15); hex -> number of hexes moved (``start`` included, 0)."""
+    es = D.edge_step[side]
+    best = {start: 0}
+    frontier = [start]
+    for k in range(1, budget + 1):
+        nxt = []
+        for h in frontier:
+            if h != start and h in stops:
+                continue
+            for j in es[h]:
+                if j not in best and at[j] < 0:
+                    best[j] = k
+                    nxt.append(j)
+        frontier = nxt
+    return best
 
 
 def piece_can_move(D, s, snap: Snap, piece: int, budget: int) -> bool:

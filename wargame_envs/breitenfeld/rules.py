@@ -23,8 +23,8 @@ from .disruption import disrupt
 from .leaders import check_leaders
 from .state import (D_ART, D_ATTACK, D_COMBAT, D_LOSS, D_MOVE_DEST, D_MOVE_SELECT, D_NONE, D_SWAP, DECISION_KEYS,
                     DECISION_NAMES, F_FORCED, F_IN_ATK, F_MOVED, G_ACTIVE, G_ART_IDX, G_DEC, G_DECISIONS, G_DONE,
-                    G_DRAWN, G_LOSS_SIDE, G_MAY0, G_MP, G_PLAYER, G_RES, G_SEL, G_VIS, G_VIS_OPT, LF_MOVED, RESULT_CODES,
-                    make_state_class)
+                    G_DRAWN, G_LOSS_SIDE, G_MAY0, G_MP, G_PLAYER, G_RES, G_SEL, G_VIS, G_VIS_OPT,
+                    LF_MOVED, RESULT_CODES, make_state_class)
 from .victory import returns as vp_returns
 from .victory import victory_points
 from .zoc import Snap
@@ -40,18 +40,17 @@ class BreitenfeldEngine(Engine):
         self.codec = A.ActionCodec(D.n_corps, D.n_units, D.n_leaders, D.grid.n)
         self.num_actions = self.codec.size
         self.state_class = make_state_class(D.n_units, D.n_leaders, D.n_art, D.n_corps)
-        self.lines = artillery.LineCache(D)
+        self.lines = artillery.line_cache(D)
         self.corps_units = tuple(tuple(u for u in range(D.n_units) if D.unit_corps[u] == c) for c in range(D.n_corps))
         self.corps_pieces = tuple(
             self.corps_units[c] + tuple(D.n_units + l for l in D.corps_leaders[c]) for c in range(D.n_corps))
         self.obs_layout = observation.make_layout(D)
-        self._obs_static = observation.static_planes(self)
-        self._obs_tables = observation.unit_tables(D)
-        self._obs_pieces_end = next(end for name, _, end, _ in self.state_class._layout if name == "a_target")
         self._tg_cache: dict = {}
         self._planes_key, self._planes = None, None
         self._cache_key = None
         self._cache_val = None
+        self._attack_key, self._attack_val = None, None
+        self._units_end = 3 * D.n_units             # u_hex, u_dis, u_flags lead the state buffer
 
     # ------------------------------------------------------------------ lifecycle
     def new_state(self, options: dict[str, Any] | None, dice) -> Any:
@@ -127,10 +126,11 @@ class BreitenfeldEngine(Engine):
             h0 = c.hex0
             legal += [h0 + h for h in dests]
         elif dec == D_COMBAT:
-            ctx = combat.Ctx(D, s)
-            if not ctx.obligations_left():
+            targets, obligations_left = self.attack_targets(s)
+            if not obligations_left:
                 legal.append(A.END)
-            legal += [c.hex(ctx.snap.uh[e]) for e in ctx.start_candidates()]
+            uh = Snap(D, s).uh
+            legal += [c.hex(uh[e]) for e in targets]
         elif dec == D_ATTACK:
             ctx = combat.Ctx(D, s)
             if ctx.can_resolve():
@@ -143,6 +143,17 @@ class BreitenfeldEngine(Engine):
         legal.sort()
         self._cache_key, self._cache_val = key, (legal, info)
         return legal, info
+
+    def attack_targets(self, s) -> tuple[list[int], bool]:
+        """(enemy units an attack may be declared on, obligations left) in the combat phase
+        (``combat.Ctx``): the combat step asks, then the mask. Remembered for the last unit arrays,
+        active corps and cup (bytes, not the state object: the engine may be handed clones or unrelated
+        states in turn); callers never modify the list."""
+        key = (s.buf[:self._units_end].tobytes(), int(s.g[G_ACTIVE]), s.cup.tobytes())
+        if key != self._attack_key:
+            ctx = combat.Ctx(self.D, s)
+            self._attack_key, self._attack_val = key, (ctx.start_candidates(), ctx.obligations_left())
+        return self._attack_val
 
     def art_targets(self, s, snap, a: int) -> list[tuple[int, int]]:
         """Targets of artillery ``a`` (cached: nothing moves during the artillery phase)."""

@@ -180,12 +180,11 @@ def enter_combat(E, s) -> None:
 
 
 def combat_step(E, s) -> None:
-    D = E.D
-    ctx = combat.Ctx(D, s)
-    if ctx.start_candidates():
-        set_decision(s, D_COMBAT, ctx.side)
+    targets, obligations_left = E.attack_targets(s)
+    if targets:
+        set_decision(s, D_COMBAT, E.D.corps_side[int(s.g[G_ACTIVE])])
         return
-    if ctx.obligations_left():
+    if obligations_left:
         raise RuntimeError("combat obligations left that no attack can meet (engine bug)")
     end_activation(E, s)
 

@@ -14,15 +14,21 @@ from .state import G_VP0
 
 
 def artillery_vp(D, s, side: int) -> int:
-    n = 0
+    return artillery_vps(D, s)[side]
+
+
+def artillery_vps(D, s) -> tuple[int, int]:
+    """Both sides' points for the enemy guns they hold (5.33)."""
+    n = [0, 0]
     for a, (h, o) in enumerate(zip(s.a_hex.tolist(), s.a_owner.tolist())):
-        if h >= 0 and o == side and D.art_side[a] != side:
-            n += 1
-    return n * D.vp_per_art
+        if h >= 0 and D.art_side[a] != o:
+            n[o] += 1
+    return n[0] * D.vp_per_art, n[1] * D.vp_per_art
 
 
 def victory_points(D, s) -> tuple[int, int]:
-    return (int(s.g[G_VP0]) + artillery_vp(D, s, 0), int(s.g[G_VP0 + 1]) + artillery_vp(D, s, 1))
+    art = artillery_vps(D, s)
+    return int(s.g[G_VP0]) + art[0], int(s.g[G_VP0 + 1]) + art[1]
 
 
 def returns(D, s, over: bool) -> np.ndarray:

@@ -4,35 +4,60 @@ A :class:`Snap` copies the unit arrays into Python lists once (``.tolist()``) an
 unit index or -1, so the hot loops (movement, combat obligations, artillery line of sight) read
 plain Python values. Only undisrupted units exert a ZOC (7.22, 9.12), into the six surrounding hexes
 (7.1); there are no rivers on this map (12.10), so 7.13 never cuts a ZOC.
+
+``Snap(D, s)`` is memoised on the bytes of the unit arrays: a rules call, the next phase step and the
+next mask mostly look at the same units, and a snapshot (with the ZOC planes it computes on demand) is
+a value that no caller changes, so equal arrays may share it, whichever state (or clone) they come from.
 """
 
 from __future__ import annotations
 
 from .state import F_IN_ATK
 
-
-# (unit hexes, at-list, map size) of the last snapshot: consecutive snapshots mostly see the same hexes.
-# The at-list is never mutated after it is built, so sharing it is safe.
-_AT_CACHE: list = [None, None, 0]
+SNAP_CACHE_SIZE = 16
 
 
 class Snap:
-    __slots__ = ("uh", "ud", "uf", "at")
+    """Read-only view of the unit arrays: ``uh``, ``ud``, ``uf`` (lists), ``at[hex]`` (unit or -1).
+    Never modify its lists: equal unit arrays share one snapshot."""
 
-    def __init__(self, D, s):
+    __slots__ = ("uh", "ud", "uf", "at", "_zoc")
+
+    def __new__(cls, D, s):
+        n = D.n_units
+        key = s.buf[:3 * n].tobytes()       # u_hex, u_dis, u_flags: the state's first three fields
+        cache = D.snap_cache
+        snap = cache.get(key)
+        if snap is None:
+            last = cache[next(reversed(cache))] if cache else None
+            if len(cache) >= SNAP_CACHE_SIZE:
+                del cache[next(iter(cache))]     # the oldest
+            snap = object.__new__(cls)
+            snap._fill(D, s, last)
+            cache[key] = snap
+        return snap
+
+    def _fill(self, D, s, last: Snap | None) -> None:
         self.uh = uh = s.u_hex.tolist()
-        self.ud = s.u_dis.tolist()
+        self.ud = ud = s.u_dis.tolist()
         self.uf = s.u_flags.tolist()
-        key = tuple(uh)
-        if key == _AT_CACHE[0] and _AT_CACHE[2] == D.grid.n:
-            self.at = _AT_CACHE[1]
+        if last is not None and last.uh == uh:       # often only flags changed: share what hexes give
+            self.at = last.at
+            self._zoc = last._zoc if last.ud == ud else [None, None]
             return
         at = [-1] * D.grid.n
         for u, h in enumerate(uh):
             if h >= 0:
                 at[h] = u
         self.at = at
-        _AT_CACHE[:] = [key, at, D.grid.n]
+        self._zoc = [None, None]
+
+    def zoc(self, D, side: int) -> list[bool]:
+        """Per hex: controlled by an undisrupted unit of ``side`` (computed once per snapshot)."""
+        plane = self._zoc[side]
+        if plane is None:
+            plane = self._zoc[side] = _zoc_plane(D, self, side)
+        return plane
 
 
 def in_enemy_zoc(D, snap: Snap, h: int, side: int) -> bool:
@@ -60,7 +85,11 @@ def enemy_zoc_kinds(D, snap: Snap, h: int, side: int) -> tuple[bool, bool]:
 
 
 def zoc_plane(D, snap: Snap, side: int) -> list[bool]:
-    """Per hex: controlled by an undisrupted unit of ``side``."""
+    """Per hex: controlled by an undisrupted unit of ``side`` (read-only: shared by the snapshot)."""
+    return snap.zoc(D, side)
+
+
+def _zoc_plane(D, snap: Snap, side: int) -> list[bool]:
     out = [False] * D.grid.n
     adj = D.grid.adjacent
     for u, h in enumerate(snap.uh):

@@ -11,7 +11,7 @@ from ..state import (
     F_ACTED, F_DONE, F_START_ZOC, G_ACTIVE, G_AMBUSH_PLACED, G_CMD, G_FIRST, G_FREE, G_HEROIC_M, G_HEROIC_R,
     G_LAST_CMD, G_OVER, G_WINNER, L_PENDING, LF_MOVED, LF_OC, NORMAL, RETIRED,
 )
-from .leaders import LEADER_MOVE
+from .leaders import IN_PLAY, LEADER_MOVE
 
 PLAYER_NAMES = ("Russian", "Mongol")
 
@@ -255,14 +255,9 @@ class ActivationMixin:
 
     # ------------------------------------------------------- move/fire select
     def movable_leaders(self, s, p: int, c: int) -> list[int]:
-        out = []
-        fl = s.l_flags.tolist()
-        for l in self.side_leaders[p]:
-            if not self.leader_in_play(s, l) or fl[l] & LF_MOVED:
-                continue
-            if self.lcmd[l] == c:
-                out.append(l)
-        return out
+        """Leaders of command ``c`` (of player ``p``) in play that have not moved this activation."""
+        fl, ls, lh = s.l_flags.tolist(), s.l_state.tolist(), s.l_hex.tolist()
+        return [l for l in self.cmd_leaders[c] if ls[l] in IN_PLAY and lh[l] >= 0 and not fl[l] & LF_MOVED]
 
     def opt_mf_select(self, s, t) -> list[int]:
         p, c = t[1], t[2]
