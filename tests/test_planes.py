@@ -98,3 +98,18 @@ def test_exclusive_group_clears_old_marks_and_sets_new_ones():
     assert np.flatnonzero(pb.buf).tolist() == [2, 15]
     pb.sync_exclusive("units", np.array([7, 5], np.int32), 1, marks)         # another entity count: redrawn
     assert np.flatnonzero(pb.buf).tolist() == [7, 15]
+
+
+def test_a_section_is_rewritten_only_when_its_key_changes():
+    pb = PlaneBuffer(6)
+    calls = []
+
+    def values(v):
+        calls.append(v)
+        return [v, v]
+
+    pb.section("leaders", b"k1", slice(4, 6), lambda: values(0.5))
+    pb.section("leaders", b"k1", slice(4, 6), lambda: values(0.7))
+    assert calls == [0.5] and pb.buf[4:].tolist() == [0.5, 0.5]
+    pb.section("leaders", b"k2", slice(4, 6), lambda: values(0.25))
+    assert calls == [0.5, 0.25] and pb.buf[4:].tolist() == [0.25, 0.25]

@@ -12,6 +12,8 @@ and is brought up to date from the state it is handed:
   combine as a maximum (a 0/1 plane is an "or").
 * **layers** (:meth:`PlaneBuffer.layer`): a set of indices written whole each time (legal hexes of
   the pending decision, the selected piece). A layer owns its indices: nothing else may write them.
+* **sections** (:meth:`PlaneBuffer.section`): a slice rewritten only when its key changes (features
+  that follow slowly changing arrays).
 
 Correctness does not depend on which state was observed before (a search agent may observe unrelated
 states in turn): the diff is against the keys last seen, whatever state they came from. Each battle
@@ -40,6 +42,7 @@ class PlaneBuffer:
         self._values: dict[int, list[float]] = {}           # index -> values contributed there
         self._groups: dict[str, tuple[np.ndarray, bytes, list]] = {}  # name -> (keys, their bytes, contributions)
         self._layers: dict[str, np.ndarray] = {}
+        self._sections: dict[str, object] = {}
 
     # ------------------------------------------------------------------ entity groups
     def sync(self, group: str, keys: np.ndarray, n: int, contribute: Callable[[int, list[int]], Contribution]) -> None:
@@ -138,6 +141,20 @@ class PlaneBuffer:
             self.buf[old] = 0.0
         self.buf[indices] = value
         self._layers[name] = indices
+
+    def section(self, name: str, key, where: slice, values: Callable[[], Sequence[float]]) -> None:
+        """Write ``values()`` into ``buf[where]`` unless ``key`` equals the key of the previous call for
+        ``name`` (a block of features that changes rarely, e.g. derived from the leaders' arrays)."""
+        if self.changed(name, key):
+            self.buf[where] = values()
+
+    def changed(self, name: str, key) -> bool:
+        """Whether ``key`` differs from the one recorded under ``name`` by the previous call (and record
+        it): a cheap gate in front of a group whose keys are costlier to build."""
+        if self._sections.get(name) == key:
+            return False
+        self._sections[name] = key
+        return True
 
     def copy(self) -> np.ndarray:
         return self.buf.copy()

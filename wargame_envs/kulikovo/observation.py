@@ -49,8 +49,10 @@ def observe(eng, s, player: int) -> np.ndarray:
     pb.sync_exclusive("units", keys, eng.U, lambda u, key: _unit_marks(eng, rows, u, key))
     # ZOC fronts overlap (counted), and do not depend on the command marks: keyed on hex, facing, status
     pb.sync("zoc", keys[:3 * eng.U], eng.U, lambda u, key: _unit_zoc(eng, player, u, key))
-    pb.sync("markers", np.concatenate((s.l_hex, s.std_hex, s.l_state, s.std_captured)), eng.NL + 2,
-            lambda e, key: _marker_bits(eng, player, e, key))
+    leaders = eng.leader_key(s)
+    if pb.changed("markers", (leaders, s.buf[eng._obs_std_span].tobytes())):
+        pb.sync("markers", np.concatenate((s.l_hex, s.std_hex, s.l_state, s.std_captured)), eng.NL + 2,
+                lambda e, key: _marker_bits(eng, player, e, key))
     if player == 0:
         hidden = [] if s.g[G_AMBUSH_PLACED] else s.ambush.tolist()
         pb.layer("ambush", [eng._obs_ambush0 + h for h in hidden])
@@ -58,6 +60,7 @@ def observe(eng, s, player: int) -> np.ndarray:
     legal, unit_hex = _decision_hexes(eng, s, player, pending)
     pb.layer("legal_hex", legal)
     pb.layer("decision_unit", unit_hex)
+    pb.section("leader features", leaders, eng._obs_feature_block, lambda: _leader_features(eng, s, player))
     obs = pb.copy()
     _features(eng, s, player, pending, obs)
     return obs
@@ -99,6 +102,7 @@ def observe_reference(eng, s, player: int) -> np.ndarray:
     on += legal + unit_hex
     obs[on] = 1.0
     obs[eng._static_slice] = eng._static_planes
+    obs[eng._obs_feature_block] = _leader_features(eng, s, player)
     _features(eng, s, player, pending, obs)
     return obs
 
@@ -168,40 +172,43 @@ UNIT_DECISIONS = (D_UNIT_ACT, D_SHOCK_MODE, D_RETREAT, D_FACE, D_DEFENSE)
 
 
 def _features(eng, s, player: int, t: list[int] | None, obs: np.ndarray) -> None:
-    """Write the global features (the planes are already in ``obs``) for the pending task ``t``: built
-    as a list, written once."""
-    F = eng._obs_features            # feature name -> offset inside the feature block
-    f = _leader_features(eng, s, player).copy()
+    """Write the global features that follow the turn (the pending task ``t``, activation, Flight
+    Points...) into ``obs``, whose feature block already holds :func:`_leader_features` and zeros."""
+    at = eng._obs_feature_at            # feature name -> flat offset
     q = 1 - player
     g = s.g.tolist()
     if t is not None:
-        f[F["decision_kind"] + t[0]] = 1.0
+        obs[at["decision_kind"] + t[0]] = 1.0
         if t[1] == player:
-            f[F["to_decide"]] = 1.0
+            obs[at["to_decide"]] = 1.0
             u = t[2]
             if t[0] in UNIT_DECISIONS and 0 <= u < eng.U and s.u_hex[u] >= 0:
-                f[F["decision_unit_mp"]] = min(1.0, max(0, int(s.u_mp[u])) / 10.0)
+                obs[at["decision_unit_mp"]] = min(1.0, max(0, int(s.u_mp[u])) / 10.0)
     if g[G_ACTIVE] == player:
-        f[F["own_activation"]] = 1.0
-    f[F["own_flight_points"]] = min(1.0, eng.flight_points(s, player) / FP_SCALE)
-    f[F["enemy_flight_points"]] = min(1.0, eng.flight_points(s, q) / FP_SCALE)
-    f[F["activations"]] = min(1.0, g[G_ACTIVATIONS] / (g[G_MAX_ACT] or 1000))
-    f[F["free_activation"]] = float(bool(g[G_FREE]))
+        obs[at["own_activation"]] = 1.0
+    obs[at["own_flight_points"]] = min(1.0, eng.flight_points(s, player) / FP_SCALE)
+    obs[at["enemy_flight_points"]] = min(1.0, eng.flight_points(s, q) / FP_SCALE)
+    obs[at["activations"]] = min(1.0, g[G_ACTIVATIONS] / (g[G_MAX_ACT] or 1000))
+    if g[G_FREE]:
+        obs[at["free_activation"]] = 1.0
     c = g[G_CMD]
     if 0 <= c < eng.NC:
         p = eng.cmd_player[c]
-        f[F["own_command_active" if p == player else "enemy_command_active"] + c - eng.side_cmd_first[p]] = 1.0
-    f[F["ambush_placed"]] = float(bool(g[G_AMBUSH_PLACED]))
+        obs[at["own_command_active" if p == player else "enemy_command_active"] + c - eng.side_cmd_first[p]] = 1.0
+    if g[G_AMBUSH_PLACED]:
+        obs[at["ambush_placed"]] = 1.0
     captured = s.std_captured.tolist()
-    f[F["standard_captured"]] = float(bool(captured[player]))
-    f[F["standard_captured"] + 1] = float(bool(captured[q]))
-    obs[eng._obs_feature_block] = f
+    if captured[player]:
+        obs[at["standard_captured"]] = 1.0
+    if captured[q]:
+        obs[at["standard_captured"] + 1] = 1.0
 
 
 def _leader_features(eng, s, player: int) -> list[float]:
     """The feature block with only the leader-derived features set (command ratings, leaders in play,
-    the real Dmitri); they depend on the leader arrays alone, so they are cached on those."""
-    key = (player, s.buf[eng._leader_span].tobytes())
+    the real Dmitri); they depend on the leader arrays alone (:meth:`leader_key`), so they are cached on
+    those. Read only."""
+    key = (player, eng.leader_key(s))
     cache = eng.__dict__.setdefault("_obs_leader_cache", {})
     hit = cache.get(key)
     if hit is not None:
@@ -258,9 +265,11 @@ def prepare(eng) -> None:
     block = slice(lay.plane_block.stop, lay.size)
     eng._obs_feature_block, eng._obs_feature_block_size = block, block.stop - block.start
     eng._obs_features = {name: lay.slices[name].start - block.start for name, _ in FEATURES}
+    eng._obs_feature_at = {name: lay.slices[name].start for name, _ in FEATURES}
     eng._obs_unit_span = eng.state_class.span("u_hex", "u_flags")  # u_hex, u_face, u_status, u_flags (state.py)
     assert eng._obs_unit_span.stop - eng._obs_unit_span.start == 4 * eng.U
     eng._obs_unit_mask = np.array([-1] * (3 * eng.U) + [OBS_UNIT_FLAGS] * eng.U, dtype=np.int32)
+    eng._obs_std_span = eng.state_class.span("std_hex", "std_captured")
     eng._obs_legal0, eng._obs_unit0 = pi["legal_hex"] * eng.N, pi["decision_unit"] * eng.N
     eng._obs_ambush0 = pi["own_ambush_hidden"] * eng.N
     eng._obs_zoc0 = (pi["enemy_zoc"] * eng.N, pi["own_zoc"] * eng.N)  # [unit is the observer's]

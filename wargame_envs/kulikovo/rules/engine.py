@@ -46,7 +46,10 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         sc = load_scenario(data_dir)
         self._init_tables(sc)
         self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
-        self._leader_span = self.state_class.span("l_hex", "l_flags")
+        self._leader_span = self.state_class.span("l_hex", "l_flags")  # l_hex, l_state, l_rating, l_range, l_flags
+        keep = [-1] * (3 * self.NL) + [0] * self.NL + [LF_OC | LF_REAL] * self.NL
+        self._leader_key_mask = np.array(keep, dtype=np.int32)
+        assert self._leader_key_mask.size == self._leader_span.stop - self._leader_span.start
         from ..observation import build_layout, prepare
         self.obs_layout = build_layout(self)
         prepare(self)

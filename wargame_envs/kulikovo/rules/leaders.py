@@ -34,10 +34,15 @@ class LeaderMixin:
         uses the replacement's rating (13.3)."""
         return self.all_command_ratings(s)[c]
 
+    def leader_key(self, s) -> bytes:
+        """The leader arrays as far as ratings and what a player sees of leaders go (hex, state, rating,
+        Overall Commander and real-Dmitri marks; not the per-activation marks): a cache key."""
+        return (s.buf[self._leader_span] & self._leader_key_mask).tobytes()
+
     def all_command_ratings(self, s) -> list[int]:
         """Ratings (:meth:`command_rating`) of every command; they depend on the leader arrays only
-        (cached on them)."""
-        key = s.buf[self._leader_span].tobytes()
+        (cached on :meth:`leader_key`)."""
+        key = self.leader_key(s)
         hit = self._rating_cache.get(key)
         if hit is None:
             if len(self._rating_cache) > 256:
