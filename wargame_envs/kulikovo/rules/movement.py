@@ -140,22 +140,20 @@ class MovementMixin:
         p = self.uplayer[m]
         q = 1 - p
         hexes = s.u_hex.tolist()
-        faces = s.u_face.tolist()
-        st = s.u_status.tolist()
-        fl = s.u_flags.tolist()
-        react = s.u_react.tolist()
-        nbr = self.geo.nbr
+        around = self.geo.adj[y]
         elig = []
         for r in self.side_missile_units[q]:
             h = hexes[r]
-            if h < 0 or st[r] not in (NORMAL, DISORDERED) or react[r] == m:
+            if h not in around:  # off the map or not next to y (the common case: read nothing else)
                 continue
-            a, b = FRONT_DIRS[faces[r]]
-            if nbr[h][a] != y and nbr[h][b] != y:
+            if s.u_status[r] not in (NORMAL, DISORDERED) or s.u_react[r] == m:
                 continue
-            if self.utype[r] == 5 and fl[r] & F_XBOW_REACTED:  # C
+            a, b = FRONT_DIRS[int(s.u_face[r])]
+            nbr = self.geo.nbr[h]
+            if nbr[a] != y and nbr[b] != y:
+                continue
+            if self.utype[r] == 5 and s.u_flags[r] & F_XBOW_REACTED:  # C
                 continue
             elig.append(r)
         for r in reversed(elig):
             self.push(s, D_REACT, q, r, m)
-
