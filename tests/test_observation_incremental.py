@@ -10,59 +10,95 @@ import numpy as np
 import pytest
 
 from wargame_envs import registry
+from wargame_envs.core import planes
 from wargame_envs.core.dice import Dice
 
-BATTLES = [name for name in registry.BATTLES
-           if hasattr(importlib.import_module(f"wargame_envs.{name.removesuffix('_v0')}.observation"), "observe_reference")]
+
+def observation_module(name: str):
+    return importlib.import_module(f"wargame_envs.{name.removesuffix('_v0')}.observation")
 
 
-def reference(name: str):
-    return importlib.import_module(f"wargame_envs.{name.removesuffix('_v0')}.observation").observe_reference
+BATTLES = [name for name in registry.BATTLES if hasattr(observation_module(name), "observe_reference")]
 
 
-def assert_same(engine, ref, s, player: int, where: str) -> None:
-    fast, slow = engine.observe(s, player), ref(engine, s, player)
-    if not np.array_equal(fast, slow):
-        lay = engine.obs_layout
-        bad = np.flatnonzero(fast != slow)[:5]
-        names = [lay.planes[i // lay.n_hexes] if i < lay.plane_block.stop else f"feature@{i}" for i in bad]
-        pytest.fail(f"{where}, player {player}: incremental observation differs at {names} "
-                    f"(incremental {fast[bad]}, reference {slow[bad]})")
+def mismatch(engine, s, player: int) -> str | None:
+    """None when the incremental and the reference observation agree, else where they differ."""
+    fast, slow = engine.observe(s, player), observation_module(engine.name).observe_reference(engine, s, player)
+    if np.array_equal(fast, slow):
+        return None
+    lay = engine.obs_layout
+    bad = np.flatnonzero(fast != slow)[:5]
+    names = [lay.planes[i // lay.n_hexes] if i < lay.plane_block.stop else f"feature@{i}" for i in bad]
+    return f"player {player}: differs at {names} (incremental {fast[bad]}, reference {slow[bad]})"
+
+
+def play_and_compare(engine, seed: int, max_steps: int = 700) -> list[str]:
+    """Random game ``seed``: compare both players' observations (every step for the player to move,
+    every fifth for both), an earlier clone now and then, and another game's start."""
+    rng = np.random.default_rng(seed)
+    dice = Dice(seed)
+    s = engine.new_state(None, dice)
+    earlier, found, step = [], [], 0
+    while not (engine.is_terminal(s) or engine.is_truncated(s)) and step < max_steps:
+        checks = [(s, (0, 1) if step % 5 == 0 else (engine.current_player(s),), "current")]
+        if step % 40 == 0:
+            earlier.append(engine.clone(s))
+        if step % 97 == 0:
+            checks.append((earlier[rng.integers(len(earlier))], (0, 1), "earlier clone"))
+        if step % 131 == 0:
+            checks.append((engine.new_state(None, Dice(seed + 1000 + step)), (0, 1), "another game"))
+        for state, players, what in checks:
+            found += [f"seed {seed} step {step} ({what}) {bad}" for p in players if (bad := mismatch(engine, state, p))]
+        legal = np.flatnonzero(engine.legal_mask(s))
+        engine.apply(s, int(legal[rng.integers(legal.size)]), dice)
+        step += 1
+    found += [f"seed {seed} end {bad}" for p in (0, 1) if (bad := mismatch(engine, s, p))]
+    return found
 
 
 @pytest.mark.parametrize("name", BATTLES)
 def test_incremental_observation_matches_reference(name):
     engine = registry.make_engine(name)
-    ref = reference(name)
-    rng = np.random.default_rng(7)
-    earlier = []
-    for game in range(3):
-        dice = Dice(100 + game)
-        s = engine.new_state(None, dice)
-        step = 0
-        while not (engine.is_terminal(s) or engine.is_truncated(s)) and step < 700:
-            players = (0, 1) if step % 5 == 0 else (engine.current_player(s),)
-            for p in players:
-                assert_same(engine, ref, s, p, f"game {game} step {step}")
-            if step % 40 == 0:
-                earlier.append(engine.clone(s))
-            if step % 97 == 0 and earlier:  # jump back to an earlier position, then on again
-                old = earlier[rng.integers(len(earlier))]
-                for p in (0, 1):
-                    assert_same(engine, ref, old, p, f"earlier state at game {game} step {step}")
-            legal = np.flatnonzero(engine.legal_mask(s))
-            engine.apply(s, int(legal[rng.integers(legal.size)]), dice)
-            step += 1
-        for p in (0, 1):
-            assert_same(engine, ref, s, p, f"end of game {game}")
+    for seed in (100, 101, 102):
+        assert play_and_compare(engine, seed) == []
 
 
 @pytest.mark.parametrize("name", BATTLES)
-def test_observation_is_a_fresh_array(name):
-    """Each call returns its own array: changing one does not change the next."""
+def test_one_engine_observing_two_games_in_turn_stays_exact(name):
+    """Each step redraws what the other game changed."""
+    engine = registry.make_engine(name)
+    games = [(Dice(seed), np.random.default_rng(seed)) for seed in (5, 6)]
+    states = [engine.new_state(None, dice) for dice, _ in games]
+    for step in range(300):
+        for (dice, rng), s in zip(games, states):
+            if engine.is_terminal(s) or engine.is_truncated(s):
+                continue
+            for p in (0, 1):
+                assert mismatch(engine, s, p) is None, f"step {step}"
+            legal = np.flatnonzero(engine.legal_mask(s))
+            engine.apply(s, int(legal[rng.integers(legal.size)]), dice)
+
+
+@pytest.mark.parametrize("name", BATTLES)
+def test_the_comparison_catches_a_buffer_that_stops_redrawing(name, monkeypatch):
+    """Guard for the tests above: a buffer whose entity groups are never redrawn after their first
+    drawing must be reported."""
+    real_diff = planes.PlaneBuffer._diff
+
+    def first_time_only(self, group, keys, n):
+        return real_diff(self, group, keys, n) if group not in self._groups else None
+
+    monkeypatch.setattr(planes.PlaneBuffer, "_diff", first_time_only)
+    assert play_and_compare(registry.make_engine(name), 100, max_steps=300)
+
+
+@pytest.mark.parametrize("name", BATTLES)
+def test_observation_is_a_fresh_array_in_range(name):
+    """Each call returns its own float32 array in [0, 1]: changing one does not change the next."""
     engine = registry.make_engine(name)
     s = engine.new_state(None, Dice(0))
     p = engine.current_player(s)
     first = engine.observe(s, p)
+    assert first.dtype == np.float32 and first.min() >= 0.0 and first.max() <= 1.0
     first[:] = 0.5
     assert not np.array_equal(engine.observe(s, p), first)
