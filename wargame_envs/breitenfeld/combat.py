@@ -31,19 +31,20 @@ class Ctx:
         self.active = active = int(s.g[G_ACTIVE])
         self.side = side = D.corps_side[active]
         self.adj = D.adjset
-        uh, ud, uf = snap.uh, snap.ud, snap.uf
+        ud, uf = snap.ud, snap.uf
+        unit_side, unit_corps = D.unit_side, D.unit_corps
         cup = s.cup.tolist()
         elig = set()
         o1, o2, sa, sd, avail_def = [], [], set(), set(), set()
-        for u, h in enumerate(uh):
+        for u, h in enumerate(snap.uh):
             if h < 0:
                 continue
             f = uf[u]
-            if D.unit_side[u] == side:
+            if unit_side[u] == side:
                 if f & F_IN_ATK:
                     sa.add(u)
                 if not ud[u] and not f & (F_ATK | F_SPENT):
-                    c = D.unit_corps[u]
+                    c = unit_corps[u]
                     if c == active or (cup[c] and not in_enemy_zoc(D, snap, h, side)):
                         elig.add(u)           # 8.23: not yet activated, not in an enemy ZOC
                 if f & F_MUST_ATK and not f & F_ATK and not ud[u]:
@@ -304,10 +305,10 @@ def loss_candidates(D, s, loss_side: int) -> list[int]:
 
 def finish(D, s, res: str) -> None:
     """After the result (and any Ax/Dx choice): charge disruption, clear the attack marks."""
-    for u in range(D.n_units):
-        f = int(s.u_flags[u])
-        if f & F_CHARGE and s.u_hex[u] >= 0 and not s.u_dis[u] and res not in ("Dd", "De"):
-            r = disrupt(D, s, u, "charge")
-            s.log.append(f"{D.unit_label[u]} {D.grid.ids[int(s.u_hex[u])] if s.u_hex[u] >= 0 else ''} "
-                         f"{r} after its charge (result {res}) [12.5]")
-        s.u_flags[u] = f & ~(F_IN_ATK | F_CHARGE)
+    if res not in ("Dd", "De"):
+        for u, f in enumerate(s.u_flags.tolist()):   # disrupt() never changes flags
+            if f & F_CHARGE and s.u_hex[u] >= 0 and not s.u_dis[u]:
+                r = disrupt(D, s, u, "charge")
+                s.log.append(f"{D.unit_label[u]} {D.grid.ids[int(s.u_hex[u])] if s.u_hex[u] >= 0 else ''} "
+                             f"{r} after its charge (result {res}) [12.5]")
+    s.u_flags[:] &= ~(F_IN_ATK | F_CHARGE)

@@ -114,6 +114,10 @@ class BreitenfeldData:
         self.n_leaders = len(self.leader_ids)
         self.n_art = len(self.art_ids)
         self.n_corps = len(self.corps_ids)
+        # movement.cheapest: per kind, the 1-MP neighbours of each hex, and the dearer steps by hex
+        self.step_one = tuple(tuple(tuple(j for j, k in row if k == 1) for row in rows) for rows in self.step)
+        self.step_dear = tuple({h: tuple((j, k) for j, k in row if k > 1) for h, row in enumerate(rows)
+                                if any(k > 1 for _, k in row)} for rows in self.step)
         # scratch caches shared by every engine of these data (never pickled)
         self.snap_cache: dict = {}                # zoc.Snap memo (unit-array bytes -> snapshot)
         self.line_cache = None                    # artillery.LineCache, built on first use

@@ -16,9 +16,11 @@ from . import demoralization
 from .disruption import eliminate, unit_name
 from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED,
                     OFF_EXIT)
-from .zoc import Snap, in_enemy_zoc, zoc_plane
+from .zoc import Snap, in_enemy_zoc
 
 EXIT = -100   # pseudo-destination: off the map
+UNREACHED = 1 << 30   # cheapest(): the cost of a hex not reached yet
+BARRED = -1           # cheapest(): the cost of a hex that may not be entered
 
 
 def main_army(D, side: int) -> int:
@@ -63,7 +65,7 @@ def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, i
     if piece >= nu:
         l = piece - nu
         start = int(s.l_hex[l])
-        best = cheapest(D.step[2], start, budget, leader_bars(D, snap, D.leader_side[l]), ())
+        best = cheapest(D, 2, start, budget, leader_barred(D, snap, D.leader_side[l]), ())
         del best[start]
         return best, False
     u = piece
@@ -78,7 +80,7 @@ def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, i
         del best[start]
         return best, can_exit
     # 6.12, 6.31, 6.32: never into another unit; 5.32: capturing stops the move (it may continue after)
-    best = cheapest(D.step[D.unit_kind[u]], start, budget, snap.at, stops)
+    best = cheapest(D, D.unit_kind[u], start, budget, unit_hexes(snap), stops)
     can_exit = False
     if mode in ("pursuit", "saxon"):
         edge_side = 1 - side if mode == "pursuit" else side
@@ -88,41 +90,65 @@ def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, i
     return best, can_exit
 
 
-def cheapest(steps, start: int, budget: int, bars: list[int], stops) -> dict[int, int]:
-    """Cheapest cost (at most ``budget``) of every hex reachable from ``start`` (included, cost 0).
+def cheapest(D, kind: int, start: int, budget: int, barred, stops) -> dict[int, int]:
+    """Cheapest cost (at most ``budget``) of every hex reachable from ``start`` (included, cost 0) for a
+    mover of ``kind`` (infantry, cavalry, leader: the rows of ``D.step``).
 
-    Dijkstra with one bucket per cost (step costs are small positive integers). ``steps[h]`` lists
-    ``(neighbour, cost to enter)``; a hex ``j`` with ``bars[j] >= 0`` may not be entered; a hex in
-    ``stops`` (other than ``start``) may be entered but not left.
+    Dijkstra with one list per cost (step costs are small positive integers, nearly all 1: the 1-MP
+    steps ``D.step_one`` are tested without arithmetic, the dearer ones ``D.step_dear`` apart). A hex
+    in ``barred`` may not be entered; a hex in ``stops`` (other than ``start``) may be entered but not
+    left.
     """
-    unreached = budget + 1
-    cost = [unreached] * len(bars)
+    one, dear = D.step_one[kind], D.step_dear[kind]
+    cost = [UNREACHED] * D.grid.n
+    for h in barred:
+        cost[h] = BARRED                             # no step (cost >= 1) improves on it
     cost[start] = 0
-    reached = [start]
-    buckets = [[start]] + [[] for _ in range(budget)]
-    for c, bucket in enumerate(buckets):
-        for h in bucket:
-            if cost[h] != c or (h in stops and h != start):
+    levels = [[start]] + [[] for _ in range(budget)]
+    best = {}
+    for c in range(budget):
+        nc = c + 1
+        nxt = levels[nc]
+        for h in levels[c]:
+            if cost[h] != c:
+                continue                             # queued by a dearer step, then reached more cheaply
+            best[h] = c
+            if c and h in stops:
                 continue
-            for j, k in steps[h]:
-                nc = c + k
-                if nc < cost[j] and bars[j] < 0:
-                    if cost[j] == unreached:
-                        reached.append(j)
+            for j in one[h]:
+                if cost[j] > nc:
                     cost[j] = nc
-                    buckets[nc].append(j)
-    return {h: cost[h] for h in reached}
+                    nxt.append(j)
+            if h in dear:
+                for j, k in dear[h]:
+                    if c + k < cost[j] and c + k <= budget:
+                        cost[j] = c + k
+                        levels[c + k].append(j)
+    for h in levels[budget]:
+        if cost[h] == budget:
+            best[h] = budget
+    return best
 
 
-def leader_bars(D, snap: Snap, side: int) -> list[int]:
-    """Per hex, >= 0 where a leader of ``side`` may not go: an enemy unit (6.12), or an enemy ZOC without
-    a friendly unit (clarification 10.0: a leader never walks alone into an enemy ZOC)."""
-    bars = [0 if z else -1 for z in zoc_plane(D, snap, 1 - side)]
-    us = D.unit_side
+def unit_hexes(snap: Snap) -> list[int]:
+    """Hexes holding a unit: no move may enter them (6.12, 6.31)."""
+    return [h for h in snap.uh if h >= 0]
+
+
+def leader_barred(D, snap: Snap, side: int) -> set[int]:
+    """Hexes a leader of ``side`` may not enter: an enemy unit (6.12), or an enemy ZOC without a friendly
+    unit (clarification 10.0: a leader never walks alone into an enemy ZOC)."""
+    us, ud, adj = D.unit_side, snap.ud, D.grid.adjacent
+    friendly, enemy, enemy_zoc = set(), set(), set()
     for u, h in enumerate(snap.uh):
         if h >= 0:
-            bars[h] = -1 if us[u] == side else u
-    return bars
+            if us[u] == side:
+                friendly.add(h)
+            else:
+                enemy.add(h)
+                if not ud[u]:
+                    enemy_zoc.update(adj[h])
+    return enemy | (enemy_zoc - friendly)
 
 
 def _routing_reach(D, at: list[int], start: int, budget: int, side: int, stops) -> dict[int, int]:
@@ -210,7 +236,6 @@ def selectable_pieces(D, s, snap: Snap, active: int, pieces, first_only: bool = 
     demor = g[G_DEMOR]
     lh = s.l_hex.tolist()
     lf = s.l_flags.tolist()
-    zoc = None
     out = []
     for p in pieces:
         if p >= nu:
@@ -218,13 +243,11 @@ def selectable_pieces(D, s, snap: Snap, active: int, pieces, first_only: bool = 
             h = lh[l]
             if h < 0 or lf[l] & LF_MOVED:
                 continue
-            if zoc is None:
-                zoc = zoc_plane(D, snap, 1 - side)
             ma = D.leader_ma[l]
             for j, k in D.step[2][h]:
                 if k <= ma:
                     u = at[j]
-                    if (u >= 0 and us[u] == side) or (u < 0 and not zoc[j]):
+                    if (u >= 0 and us[u] == side) or (u < 0 and not in_enemy_zoc(D, snap, j, side)):
                         out.append(p)
                         break
         else:

@@ -6,8 +6,8 @@ plain Python values. Only undisrupted units exert a ZOC (7.22, 9.12), into the s
 (7.1); there are no rivers on this map (12.10), so 7.13 never cuts a ZOC.
 
 ``Snap(D, s)`` is memoised on the bytes of the unit arrays: a rules call, the next phase step and the
-next mask mostly look at the same units, and a snapshot (with the ZOC planes it computes on demand) is
-a value that no caller changes, so equal arrays may share it, whichever state (or clone) they come from.
+next mask mostly look at the same units, and a snapshot is a value that no caller changes, so equal
+arrays may share it, whichever state (or clone) they come from.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ class Snap:
     """Read-only view of the unit arrays: ``uh``, ``ud``, ``uf`` (lists), ``at[hex]`` (unit or -1).
     Never modify its lists: equal unit arrays share one snapshot."""
 
-    __slots__ = ("uh", "ud", "uf", "at", "_zoc")
+    __slots__ = ("uh", "ud", "uf", "at")
 
     def __new__(cls, D, s):
         n = D.n_units
@@ -39,25 +39,16 @@ class Snap:
 
     def _fill(self, D, s, last: Snap | None) -> None:
         self.uh = uh = s.u_hex.tolist()
-        self.ud = ud = s.u_dis.tolist()
+        self.ud = s.u_dis.tolist()
         self.uf = s.u_flags.tolist()
         if last is not None and last.uh == uh:       # often only flags changed: share what hexes give
             self.at = last.at
-            self._zoc = last._zoc if last.ud == ud else [None, None]
             return
         at = [-1] * D.grid.n
         for u, h in enumerate(uh):
             if h >= 0:
                 at[h] = u
         self.at = at
-        self._zoc = [None, None]
-
-    def zoc(self, D, side: int) -> list[bool]:
-        """Per hex: controlled by an undisrupted unit of ``side`` (computed once per snapshot)."""
-        plane = self._zoc[side]
-        if plane is None:
-            plane = self._zoc[side] = _zoc_plane(D, self, side)
-        return plane
 
 
 def in_enemy_zoc(D, snap: Snap, h: int, side: int) -> bool:
@@ -82,21 +73,6 @@ def enemy_zoc_kinds(D, snap: Snap, h: int, side: int) -> tuple[bool, bool]:
             else:
                 inf = True
     return inf, cav
-
-
-def zoc_plane(D, snap: Snap, side: int) -> list[bool]:
-    """Per hex: controlled by an undisrupted unit of ``side`` (read-only: shared by the snapshot)."""
-    return snap.zoc(D, side)
-
-
-def _zoc_plane(D, snap: Snap, side: int) -> list[bool]:
-    out = [False] * D.grid.n
-    adj = D.grid.adjacent
-    for u, h in enumerate(snap.uh):
-        if h >= 0 and not snap.ud[u] and D.unit_side[u] == side:
-            for j in adj[h]:
-                out[j] = True
-    return out
 
 
 def attack_members(snap: Snap) -> list[int]:
