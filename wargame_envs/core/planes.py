@@ -10,10 +10,12 @@ and is brought up to date from the state it is handed:
   of the previous call and re-contributes only the entities whose key changed. Each index shows the
   largest value contributed there, 0 when none, so stacked pieces and overlapping zones of control
   combine as a maximum (a 0/1 plane is an "or").
+  :meth:`PlaneBuffer.sync_exclusive` is the cheaper form for 0/1 marks no two entities share (one unit
+  per hex: its type, facing, status).
 * **layers** (:meth:`PlaneBuffer.layer`): a set of indices written whole each time (legal hexes of
   the pending decision, the selected piece). A layer owns its indices: nothing else may write them.
 * **sections** (:meth:`PlaneBuffer.section`): a slice rewritten only when its key changes (features
-  that follow slowly changing arrays).
+  that follow slowly changing arrays); :meth:`PlaneBuffer.changed` is the same gate for any work.
 
 Correctness does not depend on which state was observed before (a search agent may observe unrelated
 states in turn): the diff is against the keys last seen, whatever state they came from. Each battle

@@ -107,7 +107,6 @@ def observe_reference(eng, s, player: int) -> np.ndarray:
     return obs
 
 
-_NONE = np.zeros(0, dtype=np.int64)
 OBS_UNIT_FLAGS = F_INCMD | F_DONE
 
 
