@@ -11,6 +11,10 @@ Per battle:
 * **clone**: microseconds per ``engine.clone`` of a mid-game state (``timeit``);
 * **memory**: MB per env, from ``tracemalloc`` over creating and resetting 20 envs.
 
+Then, per battle, a **paired ratio** to ``connect_four_v3``: one battle game, then 0.2 s of
+connect-four, repeated (12 games by default); the median and quartiles of the per-pair ratios are
+steadier on a shared machine than the ratio of two separately timed rates.
+
 Yardsticks in the same process: PettingZoo ``connect_four_v3`` and ``chess_v6`` (same AEC loop and
 memory measure) and OpenSpiel ``backgammon`` and ``chess`` through ``pyspiel`` (random legal play
 including chance nodes, plus state clone time). Missing optional packages are reported as
@@ -169,6 +173,28 @@ def bench_openspiel(name: str, seconds: float, seed: int = 0) -> dict[str, Any]:
     return {"play": play, "clone_us": clone_microseconds(mid_game.clone)}
 
 
+def paired_ratio(name: str, rounds: int, yardstick: str = "connect_four_v3", chunk_s: float = 0.2) -> dict[str, Any]:
+    """AEC speed of battle ``name`` over a PettingZoo yardstick's, paired: each round plays one battle game
+    (seed = round), then the yardstick for ``chunk_s``; the per-round ratios' median and quartiles are
+    reported. Drift in the machine's speed (a shared VM's neighbours) hits both sides of a pair alike,
+    so this is steadier than comparing two separately timed rates."""
+    env = registry.make(name)
+    other = importlib.import_module(f"pettingzoo.classic.{yardstick}").env()
+    rng_b, rng_y = np.random.default_rng(0), np.random.default_rng(0)
+    per_round, y_game = [], 0
+    for r in range(rounds):
+        start = time.perf_counter()
+        battle = aec_game(env, rng_b, r) / (time.perf_counter() - start)
+        start, steps = time.perf_counter(), 0
+        while steps == 0 or time.perf_counter() - start < chunk_s:
+            steps += aec_game(other, rng_y, y_game)
+            y_game += 1
+        per_round.append(battle / (steps / (time.perf_counter() - start)))
+    q1, median, q3 = np.percentile(per_round, [25, 50, 75])
+    return {"yardstick": f"pettingzoo/{yardstick}", "rounds": rounds, "median": float(median),
+            "q1": float(q1), "q3": float(q3), "per_round": [round(x, 3) for x in per_round]}
+
+
 def guarded(measure: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """Run one measure; a missing package or a broken battle becomes ``{"unavailable": reason}``."""
     try:
@@ -254,6 +280,12 @@ def print_table(report: dict[str, Any]) -> None:
     for name, rs in report["ratios"].items():
         if rs:
             print(f"{name}: " + ", ".join(f"{k} = {v:.2f}x" for k, v in rs.items()))
+    for name, p in report.get("paired_aec_ratio", {}).items():
+        if "unavailable" in p:
+            print(f"{name}: paired AEC ratio unavailable: {p['unavailable'][:90]}")
+        else:
+            print(f"{name}: paired AEC ratio to {p['yardstick']} = {p['median']:.2f}x "
+                  f"(quartiles {p['q1']:.2f}-{p['q3']:.2f} over {p['rounds']} games)")
 
 
 def write_json(report: dict[str, Any], path: Path) -> None:
@@ -271,10 +303,11 @@ def _primary(result: dict[str, Any]) -> float:
     return 0.0
 
 
-def run(seconds: float, battles: list[str], seed: int = 0, rounds: int = 3) -> dict[str, Any]:
+def run(seconds: float, battles: list[str], seed: int = 0, rounds: int = 3, paired_rounds: int = 12) -> dict[str, Any]:
     """Measure every env ``rounds`` times, interleaved (battle, yardsticks, next round ...), and keep each
     env's best round: a shared machine's background load then hits battles and yardsticks alike, and
-    the ratios compare like with like."""
+    the ratios compare like with like. Then each battle's :func:`paired_ratio` to connect-four
+    (``paired_rounds`` games; 0 skips it)."""
     measures: dict[str, Callable[[], dict[str, Any]]] = {}
     for name in battles:
         measures[name] = lambda name=name: bench_battle(name, seconds, seed)
@@ -293,10 +326,17 @@ def run(seconds: float, battles: list[str], seed: int = 0, rounds: int = 3) -> d
         best[key]["rounds_primary_steps_per_s"] = [round(_primary(x), 1) for x in results]
     results = {name: best[name] for name in battles}
     yardsticks = {key: best[key] for key in measures if key not in battles}
+    paired = {}
+    if paired_rounds:
+        for name in battles:
+            print(f"... paired rounds: {name} / connect_four_v3", file=sys.stderr, flush=True)
+            paired[name] = guarded(lambda name=name: paired_ratio(name, paired_rounds))
     return {
-        "machine": machine_info(), "versions": versions(), "settings": {"seconds": seconds, "seed": seed, "rounds": rounds},
+        "machine": machine_info(), "versions": versions(),
+        "settings": {"seconds": seconds, "seed": seed, "rounds": rounds, "paired_rounds": paired_rounds},
         "battles": results, "yardsticks": yardsticks,
         "ratios": {name: ratios(r, yardsticks) for name, r in results.items()},
+        "paired_aec_ratio": paired,
     }
 
 
@@ -307,12 +347,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--battles", nargs="*", default=None, help="subset of registry.BATTLES (default: all)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; each env keeps its best (default 3)")
+    parser.add_argument("--paired-rounds", type=int, default=12,
+                        help="games per battle in the paired ratio to connect_four_v3 (default 12; 0 skips it)")
     args = parser.parse_args(argv)
     try:
         battles = [registry.resolve(b) for b in args.battles] if args.battles else sorted(registry.BATTLES)
     except KeyError as exc:
         parser.error(exc.args[0])
-    report = run(args.seconds, battles, args.seed, max(1, args.rounds))
+    report = run(args.seconds, battles, args.seed, max(1, args.rounds), max(0, args.paired_rounds))
     print_table(report)
     write_json(report, args.out)
     print(f"wrote {args.out}")
