@@ -185,8 +185,9 @@ def _features(eng, s, player: int, t: list[int] | None, obs: np.ndarray) -> None
                 obs[at["decision_unit_mp"]] = min(1.0, max(0, int(s.u_mp[u])) / 10.0)
     if g[G_ACTIVE] == player:
         obs[at["own_activation"]] = 1.0
-    obs[at["own_flight_points"]] = min(1.0, eng.flight_points(s, player) / FP_SCALE)
-    obs[at["enemy_flight_points"]] = min(1.0, eng.flight_points(s, q) / FP_SCALE)
+    fp = eng.both_flight_points(s)
+    obs[at["own_flight_points"]] = min(1.0, fp[player] / FP_SCALE)
+    obs[at["enemy_flight_points"]] = min(1.0, fp[q] / FP_SCALE)
     obs[at["activations"]] = min(1.0, g[G_ACTIVATIONS] / (g[G_MAX_ACT] or 1000))
     if g[G_FREE]:
         obs[at["free_activation"]] = 1.0

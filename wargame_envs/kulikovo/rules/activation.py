@@ -18,16 +18,19 @@ PLAYER_NAMES = ("Russian", "Mongol")
 
 class ActivationMixin:
     # ------------------------------------------------------------ commands
-    def activatable(self, s, c: int) -> bool:
+    def activatable(self, s, c: int, status: list[int] | None = None) -> bool:
+        """A command with a unit on the map (or the Ambush Regiment before it is placed) may be activated;
+        ``status``: ``s.u_status`` as a list, when the caller has it."""
         if c == self.ambush_cmd and not s.g[G_AMBUSH_PLACED]:
             return True
-        st = s.u_status.tolist()
+        st = status if status is not None else s.u_status.tolist()
         return any(st[u] in (NORMAL, DISORDERED, RETIRED) for u in self.cmd_units[c])
 
     def cmd_actions(self, s, p: int, exclude: int = -1) -> list[int]:
         base = self.AL.CMD
         first = self.side_cmd_first[p]
-        return [base + c - first for c in self.side_cmds[p] if c != exclude and self.activatable(s, c)]
+        st = s.u_status.tolist()
+        return [base + c - first for c in self.side_cmds[p] if c != exclude and self.activatable(s, c, st)]
 
     def cmd_of_action(self, p: int, a: int) -> int:
         return self.side_cmd_first[p] + a - self.AL.CMD

@@ -198,16 +198,6 @@ class CoreMixin:
         self._zoc_cache[key] = out
         return out
 
-    def zoc_hexes(self, s, enemy_of: int) -> np.ndarray:
-        """The hexes of :meth:`zoc_map` as an int64 array (cached alike)."""
-        a, b = self._side_span[1 - enemy_of]
-        key = (s.u_hex[a:b].tobytes() + s.u_face[a:b].tobytes() + s.u_status[a:b].tobytes(), enemy_of, "arr")
-        hit = self._zoc_cache.get(key)
-        if hit is None:
-            hit = np.fromiter(self.zoc_map(s, enemy_of), dtype=np.int64)
-            self._zoc_cache[key] = hit
-        return hit
-
     def occupancy(self, s) -> list[int]:
         """``hex_unit`` as a list (hex -> unit, -1 empty), shared by every caller while the board is
         unchanged: read it, never write it."""
@@ -244,8 +234,13 @@ class CoreMixin:
 
     def flight_points(self, s, p: int) -> int:
         """16.0: the side's Flight Points so far, each of its Retired units counting one more."""
-        a, b = self._side_span[p]
-        return int(s.fp[p]) + s.u_status[a:b].tolist().count(RETIRED)
+        return self.both_flight_points(s)[p]
+
+    def both_flight_points(self, s) -> tuple[int, int]:
+        """:meth:`flight_points` of both sides, from one read of the arrays."""
+        status, fp = s.u_status.tolist(), s.fp.tolist()
+        (a0, b0), (a1, b1) = self._side_span
+        return fp[0] + status[a0:b0].count(RETIRED), fp[1] + status[a1:b1].count(RETIRED)
 
     # ------------------------------------------------------ moving counters
     def enter(self, s, u: int, y: int, carry_leaders: bool = True) -> None:
