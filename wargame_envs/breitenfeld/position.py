@@ -45,6 +45,18 @@ def _err(field: str, value: Any, why: str):
     raise ScenarioError(f"position: field '{field}' = {value!r}: {why}")
 
 
+def _piece_entry(table: str, ids, pid: str, value, unknown: str) -> tuple[int, dict]:
+    """(index, entry) of piece ``pid`` in position table ``table``: the entry is a hex id or a dict
+    with ``hex``, normalised to the dict."""
+    if pid not in ids:
+        _err(f"{table}.{pid}", value, unknown)
+    if isinstance(value, str):
+        value = {"hex": value}
+    if not isinstance(value, dict) or "hex" not in value:
+        _err(f"{table}.{pid}", value, "expected a hex id or a dict with 'hex'")
+    return ids.index(pid), value
+
+
 def _hex(E, field: str, value) -> int:
     if isinstance(value, str):
         if value in E.grid.index:
@@ -135,13 +147,7 @@ def build_state(E, options: dict) -> Any:
             _err("leaders", leaders, "expected a dict leader id -> hex or {hex, moved}")
         s.l_hex[:] = OFF_ABSENT
         for lid, v in leaders.items():
-            if lid not in D.leader_ids:
-                _err(f"leaders.{lid}", v, "no such leader")
-            l = D.leader_ids.index(lid)
-            if isinstance(v, str):
-                v = {"hex": v}
-            if not isinstance(v, dict) or "hex" not in v:
-                _err(f"leaders.{lid}", v, "expected a hex id or a dict with 'hex'")
+            l, v = _piece_entry("leaders", D.leader_ids, lid, v, "no such leader")
             s.l_hex[l] = _hex(E, f"leaders.{lid}.hex", v["hex"])
             s.l_flags[l] = LF_MOVED if v.get("moved", False) else 0
     if "artillery" in pos:
@@ -150,13 +156,7 @@ def build_state(E, options: dict) -> Any:
             _err("artillery", arts, "expected a dict artillery id -> hex or {hex, owner, target}")
         s.a_hex[:] = OFF_ABSENT
         for aid, v in arts.items():
-            if aid not in D.art_ids:
-                _err(f"artillery.{aid}", v, "no such artillery counter")
-            a = D.art_ids.index(aid)
-            if isinstance(v, str):
-                v = {"hex": v}
-            if not isinstance(v, dict) or "hex" not in v:
-                _err(f"artillery.{aid}", v, "expected a hex id or a dict with 'hex'")
+            a, v = _piece_entry("artillery", D.art_ids, aid, v, "no such artillery counter")
             h = v["hex"]
             if h not in E.grid.index:
                 _err(f"artillery.{aid}.hex", h, "expected a hex id of this map")

@@ -117,9 +117,7 @@ class ActivationMixin:
         p = 1 - q
         self.pop(s)
         if a == self.AL.option("NO"):
-            rating = self.command_rating(s, c)
-            dr = dice.roll(10, low=0)
-            ok = dr <= rating
+            ok, dr, rating = self._rating_roll(s, c, dice)
             s.log.append(f"Continuity {self.sc.commands[c]['name']}: DR {dr} vs rating {rating} -> "
                          f"{'activates' if ok else 'fails: opponent activates freely'} [4.2]")
             if ok:
@@ -128,15 +126,19 @@ class ActivationMixin:
                 self.push(s, D_FREE, q)
             return
         cs = self.cmd_of_action(q, a)
-        rating = self.command_rating(s, cs)
-        dr = dice.roll(10, low=0)
-        ok = dr <= rating
+        ok, dr, rating = self._rating_roll(s, cs, dice)
         s.log.append(f"{PLAYER_NAMES[q]} tries to Seize Continuity with {self.sc.commands[cs]['name']}: DR {dr} vs "
                      f"rating {rating} -> {'seized' if ok else 'fails: the phasing player activates freely'} [4.3]")
         if ok:
             self.push(s, A_ACTIVATE, q, cs, 0)
         else:
             self.push(s, D_FREE, p)
+
+    def _rating_roll(self, s, c: int, dice) -> tuple[bool, int, int]:
+        """4.2, 4.3: a die roll (0-9) at or under command ``c``'s rating succeeds: (success, roll, rating)."""
+        rating = self.command_rating(s, c)
+        dr = dice.roll(10, low=0)
+        return dr <= rating, dr, rating
 
     # -------------------------------------------------------- activation
     def auto_activate(self, s, t, dice) -> None:
