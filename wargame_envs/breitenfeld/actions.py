@@ -15,7 +15,7 @@ Index ranges (C corps, U units, L leaders, N hexes; standard scenario C=9, U=76,
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 END, RESOLVE, RESOLVE_CHARGE, EXIT = 0, 1, 2, 3
 NAMED = ("END", "RESOLVE", "RESOLVE_CHARGE", "EXIT")
@@ -27,22 +27,16 @@ class ActionCodec:
     n_units: int
     n_leaders: int
     n_hexes: int
+    # the first index of each range, and the number of actions (plain attributes: read at every decision)
+    corps0: int = field(init=False, repr=False, compare=False, default=len(NAMED))
+    piece0: int = field(init=False, repr=False, compare=False)
+    hex0: int = field(init=False, repr=False, compare=False)
+    size: int = field(init=False, repr=False, compare=False)
 
-    @property
-    def corps0(self) -> int:
-        return 4
-
-    @property
-    def piece0(self) -> int:
-        return 4 + self.n_corps
-
-    @property
-    def hex0(self) -> int:
-        return 4 + self.n_corps + self.n_units + self.n_leaders
-
-    @property
-    def size(self) -> int:
-        return self.hex0 + self.n_hexes
+    def __post_init__(self):
+        object.__setattr__(self, "piece0", self.corps0 + self.n_corps)      # frozen: set once here
+        object.__setattr__(self, "hex0", self.piece0 + self.n_units + self.n_leaders)
+        object.__setattr__(self, "size", self.hex0 + self.n_hexes)
 
     def corps(self, c: int) -> int:
         return self.corps0 + c

@@ -11,50 +11,13 @@ intervening hilltop hex is in the way (5.25).
 
 from __future__ import annotations
 
+import numpy as np
+
+from ..core.hexgrid import line_step
+from ..core.jit import kernel
 from .disruption import disrupt, unit_name
 from .state import G_MAY0, G_VIS, G_VIS_OPT
 from .zoc import Snap
-
-
-class LineCache:
-    """Intervening cells of the line between two hexes, computed once per pair (artillery never moves).
-
-    ``groups(a, b)`` returns one tuple per step of the line: one hex, or the two hexes of a hexside the
-    line runs along (5.22). For a gun on a hilltop (5.24) the steps less than half the range from the
-    target are dropped, since nothing there can block.
-    """
-
-    def __init__(self, D):
-        self.D = D
-        self.grid = D.grid
-        self.cache: dict[tuple[int, int], tuple[tuple[int, ...], ...]] = {}
-
-    def cells(self, a: int, b: int) -> tuple[tuple[int, ...], ...]:
-        key = (a, b, 0)
-        c = self.cache.get(key)
-        if c is None:
-            c = tuple(tuple(x) for x in self.grid.line(a, b)[1:-1] if x)
-            self.cache[key] = c
-        return c
-
-    def groups(self, a: int, b: int) -> tuple[tuple[int, ...], ...]:
-        key = (a, b, 1)
-        c = self.cache.get(key)
-        if c is None:
-            c = self.cells(a, b)
-            if self.D.is_hilltop[a]:
-                dist = self.grid.dist
-                d = int(dist[a, b])
-                c = tuple(grp for grp in c if all(2 * int(dist[x, b]) >= d for x in grp))   # 5.24
-            self.cache[key] = c
-        return c
-
-
-def line_cache(D) -> LineCache:
-    """The :class:`LineCache` of these data, shared by all their engines (lines never change)."""
-    if D.line_cache is None:
-        D.line_cache = LineCache(D)
-    return D.line_cache
 
 
 def max_range(D, s) -> int:
@@ -64,59 +27,84 @@ def max_range(D, s) -> int:
     return r
 
 
-def has_los(D, lines: LineCache, blocked: list[bool], a: int, b: int, dist: int = 0) -> bool:
-    """5.21-5.24, 5.26 from hex ``a`` to hex ``b``."""
-    for grp in lines.groups(a, b):
-        for c in grp:
-            if not blocked[c]:
-                break
-        else:
-            return False                           # every hex of this step blocks (5.22)
-    return True
+def blocking_planes(D, s) -> tuple[np.ndarray, np.ndarray]:
+    """(hexes that block a line of sight between its ends, hexes holding a unit or an artillery counter)
+    as bool arrays (5.23)."""
+    occupied = np.zeros(D.grid.n, dtype=np.bool_)
+    occupied[s.u_hex[s.u_hex >= 0]] = True
+    occupied[s.a_hex[s.a_hex >= 0]] = True
+    return occupied | D.blocks_los_array, occupied
 
 
-def has_hill_los(D, lines: LineCache, occupied: list[bool], a: int, b: int) -> bool:
-    """5.25: hilltop to hilltop; only units, artillery or woods in intervening hilltop hexes block."""
-    for cells in lines.cells(a, b):
-        flags = [D.is_hilltop[c] and (occupied[c] or D.hex_terrain_name[c] == "woods") for c in cells]
-        if flags and all(flags):
+def targets(D, s, a: int, planes: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[int, int]]:
+    """[(target hex, range)] that artillery ``a`` may bombard now (``planes``: :func:`blocking_planes`)."""
+    h0 = int(s.a_hex[a])
+    if h0 < 0:
+        return []
+    blocked, occupied = planes or blocking_planes(D, s)
+    g = D.grid
+    hexes, ranges = _targets(h0, int(s.a_owner[a]), max_range(D, s), bool(s.g[G_VIS_OPT] and s.g[G_VIS] == 2),
+                             s.u_hex, D.unit_side_array, blocked, occupied, D.hilltop_array, D.woods_array, g.dist,
+                             g.axial, g.axial_index, g.axial_origin)
+    return sorted(zip(hexes.tolist(), ranges.tolist()))
+
+
+@kernel
+def _targets(h0, side, rmax, restricted, unit_hex, unit_side, blocked, occupied, hilltop, woods, dist, axial,
+             axial_index, origin):
+    """:func:`targets` compiled: every enemy unit in range with a line of sight (5.2; ``restricted``: the
+    restricted visibility, which also limits hilltop-to-hilltop fire); (hexes, ranges) per unit."""
+    hexes, ranges = np.empty(unit_hex.size, np.int64), np.empty(unit_hex.size, np.int64)
+    cells = np.empty(2, np.int64)
+    m = 0
+    for u in range(unit_hex.size):
+        h = unit_hex[u]
+        if h < 0 or unit_side[u] == side:
+            continue
+        d = dist[h0, h]
+        if hilltop[h0] and hilltop[h]:
+            if (d <= rmax or not restricted) and _hill_los(h0, h, d, occupied, hilltop, woods, axial, axial_index,
+                                                           origin, cells):
+                hexes[m], ranges[m] = h, d
+                m += 1
+        elif 1 <= d <= rmax and _los(h0, h, d, blocked, hilltop, dist, axial, axial_index, origin, cells):
+            hexes[m], ranges[m] = h, d
+            m += 1
+    return hexes[:m], ranges[:m]
+
+
+@kernel
+def _los(a, b, d, blocked, hilltop, dist, axial, axial_index, origin, cells):
+    """5.21-5.24, 5.26 from hex ``a`` to hex ``b`` (``d`` apart): blocked where every hex of a step of the
+    line blocks (one hex, or both of a hexside the line runs along: 5.22); the end hexes never block; a
+    gun on a hilltop ignores the steps less than half the range from the target (5.24)."""
+    for k in range(1, d):
+        m = line_step(axial, axial_index, origin, a, b, d, k, cells)
+        if m == 0:
+            continue
+        if hilltop[a] and (2 * dist[cells[0], b] < d or (m == 2 and 2 * dist[cells[1], b] < d)):
+            continue
+        if blocked[cells[0]] and (m == 1 or blocked[cells[1]]):
             return False
     return True
 
 
-def blocking_planes(D, s, snap: Snap) -> tuple[list[bool], list[bool]]:
-    occupied = [u >= 0 for u in snap.at]
-    for h in s.a_hex.tolist():
-        if h >= 0:
-            occupied[h] = True
-    blocked = [o or t for o, t in zip(occupied, D.blocks_los)]
-    return blocked, occupied
-
-
-def targets(D, s, snap: Snap, lines: LineCache, a: int, planes=None) -> list[tuple[int, int]]:
-    """[(target hex, range)] that artillery ``a`` may bombard now."""
-    h0 = int(s.a_hex[a])
-    if h0 < 0:
-        return []
-    side = int(s.a_owner[a])
-    blocked, occupied = planes or blocking_planes(D, s, snap)
-    rmax = max_range(D, s)
-    drow = D.grid.dist[h0].tolist()
-    hill0 = D.is_hilltop[h0]
-    out = []
-    for u, h in enumerate(snap.uh):
-        if h < 0 or D.unit_side[u] == side:
+@kernel
+def _hill_los(a, b, d, occupied, hilltop, woods, axial, axial_index, origin, cells):
+    """5.25: hilltop to hilltop, only a unit, an artillery counter or woods in an intervening hilltop hex
+    blocks (every hex of a step must)."""
+    for k in range(1, d):
+        m = line_step(axial, axial_index, origin, a, b, d, k, cells)
+        if m == 0:
             continue
-        d = drow[h]
-        if hill0 and D.is_hilltop[h]:
-            if d <= rmax or not (s.g[G_VIS_OPT] and s.g[G_VIS] == 2):
-                if has_hill_los(D, lines, occupied, h0, h):
-                    out.append((h, d))
-            continue
-        if 1 <= d <= rmax and has_los(D, lines, blocked, h0, h, d):
-            out.append((h, d))
-    out.sort()
-    return out
+        blocks = True
+        for i in range(m):
+            c = cells[i]
+            if not (hilltop[c] and (occupied[c] or woods[c])):
+                blocks = False
+        if blocks:
+            return False
+    return True
 
 
 def fire_threshold(D, rng: int) -> int:

@@ -19,6 +19,9 @@ from .state import (F_ATK, F_CHARGE, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUS
                     G_ACTIVE, G_VIS, G_VIS_OPT)
 from .zoc import Snap, in_enemy_zoc
 
+CTX_CACHE_SIZE = 16
+BUILDING_FLAGS = F_IN_ATK | F_CHARGE    # set while an attack is built and rolled; _engagement reads neither
+
 
 class Ctx:
     """Per-call combat view: who may attack, who is obligated, who is in the attack being built."""
@@ -31,32 +34,11 @@ class Ctx:
         self.active = active = int(s.g[G_ACTIVE])
         self.side = side = D.corps_side[active]
         self.adj = D.adjset
-        ud, uf = snap.ud, snap.uf
-        unit_side, unit_corps = D.unit_side, D.unit_corps
-        cup = s.cup.tolist()
-        elig = set()
-        o1, o2, sa, sd, avail_def = [], [], set(), set(), set()
-        for u, h in enumerate(snap.uh):
-            if h < 0:
-                continue
-            f = uf[u]
-            if unit_side[u] == side:
-                if f & F_IN_ATK:
-                    sa.add(u)
-                if not ud[u] and not f & (F_ATK | F_SPENT):
-                    c = unit_corps[u]
-                    if c == active or (cup[c] and not in_enemy_zoc(D, snap, h, side)):
-                        elig.add(u)           # 8.23: not yet activated, not in an enemy ZOC
-                if f & F_MUST_ATK and not f & F_ATK and not ud[u]:
-                    o1.append(u)
-            else:
-                if f & F_IN_ATK:
-                    sd.add(u)
-                if not f & F_DEF:
-                    avail_def.add(u)
-                    if f & F_MUST_DEF:
-                        o2.append(u)
-        self.elig, self.o1, self.o2, self.sa, self.sd, self.avail_def = elig, o1, o2, sa, sd, avail_def
+        self.elig, self.o1, self.o2, self.avail_def = _engagement(D, s, snap, active, side)
+        unit_side = D.unit_side
+        members = [u for u, f in enumerate(snap.uf) if f & F_IN_ATK and snap.uh[u] >= 0]
+        self.sa = {u for u in members if unit_side[u] == side}
+        self.sd = {u for u in members if unit_side[u] != side}
 
     def is_active(self, u: int) -> bool:
         return self.D.unit_corps[u] == self.active
@@ -147,6 +129,43 @@ class Ctx:
         return [a for a in self.sa if can_charge(self.D, self.s, self.snap, a, self.sd)]
 
 
+def _engagement(D, s, snap: Snap, active: int, side: int):
+    """(eligible attackers, attackers obliged to attack, defenders that must be attacked, defenders not
+    attacked yet) of the active corps: :func:`_find_engagement`, memoised on the unit arrays without
+    the marks of the attack being built (the sets stay the same while it is built), the active corps
+    and the cup. The results are shared: never modify them."""
+    key = (s.buf[:2 * D.n_units].tobytes(), (s.u_flags & ~BUILDING_FLAGS).tobytes(), active, s.cup.tobytes())
+    cache = D.ctx_cache
+    found = cache.get(key)
+    if found is None:
+        if len(cache) >= CTX_CACHE_SIZE:
+            del cache[next(iter(cache))]     # the oldest
+        found = cache[key] = _find_engagement(D, s, snap, active, side)
+    return found
+
+
+def _find_engagement(D, s, snap: Snap, active: int, side: int):
+    """:func:`_engagement` computed (8.11, 8.12, 8.14, 8.23)."""
+    uh, ud, uf = snap.uh, snap.ud, snap.uf
+    unit_corps = D.unit_corps
+    cup = s.cup.tolist()
+    elig, o1 = set(), []
+    for u in D.side_units[side]:
+        h = uh[u]
+        if h < 0 or ud[u]:
+            continue
+        f = uf[u]
+        if not f & (F_ATK | F_SPENT):
+            c = unit_corps[u]
+            if c == active or (cup[c] and not in_enemy_zoc(D, snap, h, side)):
+                elig.add(u)               # 8.23: not yet activated, not in an enemy ZOC
+        if f & F_MUST_ATK and not f & F_ATK:
+            o1.append(u)
+    avail_def = {u for u in D.side_units[1 - side] if uh[u] >= 0 and not uf[u] & F_DEF}
+    o2 = [u for u in D.side_units[1 - side] if u in avail_def and uf[u] & F_MUST_DEF]
+    return elig, o1, o2, avail_def
+
+
 def can_charge(D, s, snap: Snap, a: int, sd) -> bool:
     """Reference 6 (Charge) with 12.5 and the restricted-visibility limit."""
     if D.unit_kind[a] != 1 or snap.ud[a]:
@@ -179,8 +198,9 @@ def start_phase(D, s) -> None:
     at, ud, uh = snap.at, snap.ud, snap.uh
     adj = D.grid.adjacent
     must_def = set()
-    for u, h in enumerate(uh):
-        if h < 0 or ud[u] or D.unit_corps[u] != active or snap.uf[u] & F_SPENT:
+    for u in D.corps_units[active]:
+        h = uh[u]
+        if h < 0 or ud[u] or snap.uf[u] & F_SPENT:
             continue
         engaged = False
         for j in adj[h]:

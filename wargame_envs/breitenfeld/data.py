@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from ..core.errors import ScenarioError
 from ..core.hexgrid import HexGrid
 from ..core.scenario import DataNode, load_toml
@@ -114,16 +116,27 @@ class BreitenfeldData:
         self.n_leaders = len(self.leader_ids)
         self.n_art = len(self.art_ids)
         self.n_corps = len(self.corps_ids)
-        # movement.cheapest: per kind, the 1-MP neighbours of each hex, and the dearer steps by hex
-        self.step_one = tuple(tuple(tuple(j for j, k in row if k == 1) for row in rows) for rows in self.step)
-        self.step_dear = tuple({h: tuple((j, k) for j, k in row if k > 1) for h, row in enumerate(rows)
-                                if any(k > 1 for _, k in row)} for rows in self.step)
+        self.corps_units = tuple(tuple(u for u in range(self.n_units) if self.unit_corps[u] == c)
+                                 for c in range(self.n_corps))
+        self.side_units = tuple(tuple(u for u in range(self.n_units) if self.unit_side[u] == side) for side in (0, 1))
+        # movement.cheapest: per kind, the steps out of each hex as arrays (target, MP cost; -1 padding)
+        width = max((len(row) for rows in self.step for row in rows), default=0)
+        self.step_to = tuple(np.array([[j for j, _ in row] + [-1] * (width - len(row)) for row in rows], dtype=np.int64)
+                             for rows in self.step)
+        self.step_cost = tuple(np.array([[k for _, k in row] + [-1] * (width - len(row)) for row in rows], dtype=np.int64)
+                               for rows in self.step)
+        # compiled kernels (artillery line of sight, leaders caught): per piece / hex tables as arrays
+        self.unit_side_array = np.asarray(self.unit_side, dtype=np.int64)
+        self.leader_side_array = np.asarray(self.leader_side, dtype=np.int64)
+        self.blocks_los_array = np.asarray(self.blocks_los, dtype=np.bool_)
+        self.hilltop_array = np.asarray(self.is_hilltop, dtype=np.bool_)
+        self.woods_array = np.asarray([t == "woods" for t in self.hex_terrain_name], dtype=np.bool_)
         # scratch caches shared by every engine of these data (never pickled)
         self.snap_cache: dict = {}                # zoc.Snap memo (unit-array bytes -> snapshot)
-        self.line_cache = None                    # artillery.LineCache, built on first use
+        self.ctx_cache: dict = {}                 # combat._engagement memo
 
     def __getstate__(self):
-        return {**self.__dict__, "snap_cache": {}, "line_cache": None}
+        return {**self.__dict__, "snap_cache": {}, "ctx_cache": {}}
 
 
 _CACHE: dict[str, BreitenfeldData] = {}

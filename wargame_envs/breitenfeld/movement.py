@@ -12,6 +12,11 @@ exception (no withdrawal from an enemy ZOC) is decided when the movement phase s
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
+import numpy as np
+
+from ..core.jit import kernel
 from . import demoralization
 from .disruption import eliminate, unit_name
 from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED,
@@ -21,6 +26,7 @@ from .zoc import Snap, in_enemy_zoc
 EXIT = -100   # pseudo-destination: off the map
 UNREACHED = 1 << 30   # cheapest(): the cost of a hex not reached yet
 BARRED = -1           # cheapest(): the cost of a hex that may not be entered
+NO_HEXES = np.empty(0, np.int32)
 
 
 def main_army(D, side: int) -> int:
@@ -42,6 +48,8 @@ def unit_budget(D, s, u: int) -> int:
 
 def exit_mode(D, s, u: int) -> str:
     """How unit ``u`` may leave the map: "pursuit" (scores), "saxon" (20.14), "rout" (11.12) or ""."""
+    if not s.g[G_DEMOR]:
+        return ""                                        # each way out needs a demoralized army
     side, army = D.unit_side[u], D.unit_army[u]
     if s.u_dis[u]:
         return "rout" if demoralization.is_demoralized(s, army) else ""
@@ -59,15 +67,25 @@ def enemy_art_hexes(D, s, side: int) -> set[int]:
     return {h for h, o in zip(s.a_hex.tolist(), s.a_owner.tolist()) if h >= 0 and o != side}
 
 
-def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, int], bool]:
-    """(reachable hex -> cost, can leave the map) for ``piece`` (unit index, or n_units + leader)."""
+class Reach(NamedTuple):
+    """Where a piece can move this decision: ``hexes`` (in the order the search settles them, its own hex
+    excluded) with their MP ``costs`` (hexes moved, for a disrupted unit), and whether it can leave the map."""
+    hexes: list[int]
+    costs: list[int]
+    can_exit: bool
+
+    def cost(self, h: int) -> int:
+        return self.costs[self.hexes.index(h)]
+
+
+def destinations(D, s, snap: Snap, piece: int, budget: int) -> Reach:
+    """The :class:`Reach` of ``piece`` (unit index, or n_units + leader) with ``budget`` MP."""
     nu = D.n_units
     if piece >= nu:
         l = piece - nu
-        start = int(s.l_hex[l])
-        best = cheapest(D, 2, start, budget, leader_barred(D, snap, D.leader_side[l]), ())
-        del best[start]
-        return best, False
+        barred = leader_barred(D, snap, D.leader_side[l])
+        hexes, costs = cheapest(D, 2, int(s.l_hex[l]), budget, np.fromiter(barred, np.int32, len(barred)), NO_HEXES)
+        return Reach(hexes[1:], costs[1:], False)
     u = piece
     side = D.unit_side[u]
     start = snap.uh[u]
@@ -78,61 +96,74 @@ def destinations(D, s, snap: Snap, piece: int, budget: int) -> tuple[dict[int, i
         can_exit = mode == "rout" and any(
             D.on_edge[side][h] and c < budget and (h == start or h not in stops) for h, c in best.items())
         del best[start]
-        return best, can_exit
+        return Reach(list(best), list(best.values()), can_exit)
     # 6.12, 6.31, 6.32: never into another unit; 5.32: capturing stops the move (it may continue after)
-    best = cheapest(D, D.unit_kind[u], start, budget, unit_hexes(snap), stops)
+    hexes, costs = cheapest(D, D.unit_kind[u], start, budget, s.u_hex, np.array(sorted(stops), dtype=np.int32))
     can_exit = False
     if mode in ("pursuit", "saxon"):
         edge_side = 1 - side if mode == "pursuit" else side
         on = D.on_edge[edge_side]
-        can_exit = any(on[h] and c + 1 <= budget and (h == start or h not in stops) for h, c in best.items())
-    del best[start]
-    return best, can_exit
+        can_exit = any(on[h] and c + 1 <= budget and (h == start or h not in stops) for h, c in zip(hexes, costs))
+    return Reach(hexes[1:], costs[1:], can_exit)
 
 
-def cheapest(D, kind: int, start: int, budget: int, barred, stops) -> dict[int, int]:
-    """Cheapest cost (at most ``budget``) of every hex reachable from ``start`` (included, cost 0) for a
-    mover of ``kind`` (infantry, cavalry, leader: the rows of ``D.step``).
+def cheapest(D, kind: int, start: int, budget: int, barred: np.ndarray, stops: np.ndarray) -> tuple[list[int], list[int]]:
+    """Every hex reachable from ``start`` (first, cost 0) for a mover of ``kind`` (infantry, cavalry,
+    leader: the rows of ``D.step``) with at most ``budget`` MP, in the order Dijkstra settles them, and
+    its cheapest cost. A hex in ``barred`` may not be entered (6.12, 6.31: for a unit, every unit's hex:
+    ``u_hex`` itself, whose negative entries are off-map units); a hex in ``stops`` (other than
+    ``start``) may be entered but not left (int32 arrays of hexes)."""
+    hexes, costs = _settle_costs(D.step_to[kind], D.step_cost[kind], start, budget, barred, stops)
+    return hexes.tolist(), costs.tolist()
 
-    Dijkstra with one list per cost (step costs are small positive integers, nearly all 1: the 1-MP
-    steps ``D.step_one`` are tested without arithmetic, the dearer ones ``D.step_dear`` apart). A hex
-    in ``barred`` may not be entered; a hex in ``stops`` (other than ``start``) may be entered but not
-    left.
-    """
-    one, dear = D.step_one[kind], D.step_dear[kind]
-    cost = [UNREACHED] * D.grid.n
+
+@kernel
+def _settle_costs(step_to, step_cost, start, budget, barred, stops):
+    """:func:`cheapest` compiled: Dijkstra with one FIFO queue per cost level (step costs are small
+    positive integers). ``step_to[h, d]`` / ``step_cost[h, d]``: the steps out of ``h`` (-1: none).
+    Returns the settled hexes and their costs."""
+    n = step_to.shape[0]
+    cost = np.full(n, UNREACHED, np.int64)
     for h in barred:
-        cost[h] = BARRED                             # no step (cost >= 1) improves on it
+        if h >= 0:
+            cost[h] = BARRED                             # no step (cost >= 1) improves on it
+    stop = np.zeros(n, np.bool_)
+    for h in stops:
+        stop[h] = True
     cost[start] = 0
-    levels = [[start]] + [[] for _ in range(budget)]
-    best = {}
-    for c in range(budget):
-        nc = c + 1
-        nxt = levels[nc]
-        for h in levels[c]:
+    cap = n * step_to.shape[1] + 1                       # every hex is queued at most once per step into it
+    queued, after = np.empty(cap, np.int64), np.empty(cap, np.int64)
+    head, tail = np.full(budget + 1, -1, np.int64), np.full(budget + 1, -1, np.int64)
+    queued[0], after[0], head[0], tail[0] = start, -1, 0, 0
+    m = 1
+    out_h, out_c = np.empty(n, np.int64), np.empty(n, np.int64)
+    k = 0
+    for c in range(budget + 1):
+        q = head[c]
+        while q >= 0:
+            h = queued[q]
+            q = after[q]
             if cost[h] != c:
-                continue                             # queued by a dearer step, then reached more cheaply
-            best[h] = c
-            if c and h in stops:
+                continue                                 # queued by a dearer step, then reached more cheaply
+            out_h[k], out_c[k] = h, c
+            k += 1
+            if c and stop[h]:
                 continue
-            for j in one[h]:
-                if cost[j] > nc:
+            for d in range(step_to.shape[1]):
+                j = step_to[h, d]
+                if j < 0:
+                    continue
+                nc = c + step_cost[h, d]
+                if nc <= budget and nc < cost[j]:
                     cost[j] = nc
-                    nxt.append(j)
-            if h in dear:
-                for j, k in dear[h]:
-                    if c + k < cost[j] and c + k <= budget:
-                        cost[j] = c + k
-                        levels[c + k].append(j)
-    for h in levels[budget]:
-        if cost[h] == budget:
-            best[h] = budget
-    return best
-
-
-def unit_hexes(snap: Snap) -> list[int]:
-    """Hexes holding a unit: no move may enter them (6.12, 6.31)."""
-    return [h for h in snap.uh if h >= 0]
+                    queued[m], after[m] = j, -1
+                    if tail[nc] >= 0:
+                        after[tail[nc]] = m
+                    else:
+                        head[nc] = m
+                    tail[nc] = m
+                    m += 1
+    return out_h[:k], out_c[:k]
 
 
 def leader_barred(D, snap: Snap, side: int) -> set[int]:
@@ -279,9 +310,7 @@ def selectable_pieces(D, s, snap: Snap, active: int, pieces, first_only: bool = 
 
 def start_phase_flags(D, s, snap: Snap, corps: int) -> None:
     """At the start of the movement phase: no-withdrawal (6.33), forced rout (11.12), start hexes."""
-    for u in range(D.n_units):
-        if D.unit_corps[u] != corps:
-            continue
+    for u in D.corps_units[corps]:
         f = int(s.u_flags[u]) & ~(F_NOWD | F_FORCED)
         h = snap.uh[u]
         s.u_start[u] = h
@@ -299,11 +328,15 @@ def start_phase_flags(D, s, snap: Snap, corps: int) -> None:
         s.u_flags[u] = f
 
 
-def capture_artillery(D, s, h: int, side: int, who: str) -> None:
+def capture_artillery(D, s, h: int, side: int, who: str) -> bool:
+    """5.32: the enemy guns in hex ``h`` become ``side``'s; True if there was one."""
+    captured = False
     for a, (ah, o) in enumerate(zip(s.a_hex.tolist(), s.a_owner.tolist())):
         if ah == h and o != side:
             s.a_owner[a] = side
             s.log.append(f"{who} captures the artillery {D.art_ids[a]} at {D.grid.ids[h]} [5.32]")
+            captured = True
+    return captured
 
 
 def leave_map(D, s, u: int) -> None:

@@ -4,21 +4,20 @@ observing player's perspective ("own" = the observer's pieces, "enemy" = the oth
 Breitenfeld has no hidden information: both players see the whole board, the chit cup and the pending
 decision. The layout (names, offsets) is ``engine.obs_layout``; ``obs_layout.describe()`` prints it.
 
-:func:`observe` keeps each observer's planes in a :class:`~wargame_envs.core.planes.PlaneBuffer` and
-redraws only the units, leaders and guns whose key changed since that observer's last call;
-:func:`observe_reference` builds the same vector from scratch (the specification the tests compare
-:func:`observe` with at every step of random games).
+:func:`observe` draws the pieces with a compiled kernel (``core.jit``) on a template holding the terrain;
+:func:`observe_reference` builds the same vector from scratch in Python (the specification the tests
+compare :func:`observe` with at every step of random games).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from ..core.jit import kernel
 from ..core.observation import ObservationLayout
-from ..core.planes import PlaneBuffer, plane_buffers
 from .state import (DECISION_KEYS, F_ATK, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_OOC, F_SPENT,
-                    G_ACTIVE, G_DEC, G_DECISIONS, G_DEMOR, G_ELIM0, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_RES, G_SEL,
-                    G_SWAP_USED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, LF_MOVED, N_GLOBALS, PHASE_NAMES,
+                    G_ACTIVE, G_DEC, G_DEMOR, G_ELIM0, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_RES, G_SEL,
+                    G_SWAP_USED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED, PHASE_NAMES,
                     RESULT_CODES)
 from .victory import victory_points
 
@@ -35,10 +34,6 @@ TERRAIN_PLANES = (("terrain_hilltop", "hilltop"), ("terrain_slope", "slope"), ("
 FEATURES_CACHE_SIZE = 256
 MAX_STRENGTH = 16.0   # strengths (with a leader) are scaled by this and clipped to 1
 VP_SCALE = 200.0
-
-# The unit flags the status planes show, for the observer's units and for the enemy's.
-OWN_MARK_FLAGS = F_MOVED | F_SPENT | F_ATK | F_MUST_ATK | F_OOC
-ENEMY_MARK_FLAGS = F_DEF | F_MUST_DEF
 
 
 def make_layout(D) -> ObservationLayout:
@@ -67,39 +62,32 @@ class ObsTables:
         self.feature_block = slice(lay.plane_block.stop, lay.size)
         self.n_features = lay.size - lay.plane_block.stop
         self.feature_at = {name: lay.slices[name].start - lay.plane_block.stop for name, _ in lay.features}
-        self.adjacent = D.grid.adjacent
         n = D.n_units
         strength = np.minimum(np.asarray([D.unit_strength, D.unit_dstrength], dtype=np.float32) / MAX_STRENGTH, 1.0)
-        # --- per unit, per observer (index [player][unit]) / per "own?" (index [own])
-        self.unit_own = tuple(tuple(D.unit_side[u] == p for u in range(n)) for p in (0, 1))
-        self.strength_at = tuple(tuple(at[("own_" if own else "enemy_") + ("cavalry" if D.unit_kind[u] else "infantry")]
-                                       for u, own in enumerate(owns)) for owns in self.unit_own)
-        self.strength = tuple(tuple(row) for row in strength.tolist())          # [disrupted][unit]
-        self.disrupted_at = (at["enemy_disrupted"], at["own_disrupted"])
-        self.zoc_at = (at["enemy_zoc"], at["own_zoc"])
-        self.leader_at = (at["enemy_leader"], at["own_leader"])
-        self.artillery_at = (at["enemy_artillery"], at["own_artillery"])
-        self.leader_value = tuple(v / 3.0 for v in D.leader_value)
-        self.leader_side = D.leader_side
-        self.unit_side, self.corps_side = D.unit_side, D.corps_side
-        # --- per observer and corps: (its units, its leaders) on the observer's side
-        self.corps_pieces = tuple(tuple(
-            (np.asarray([u for u in range(n) if D.unit_corps[u] == c and D.unit_side[u] == p], dtype=np.int64),
-             tuple(l for l in range(D.n_leaders) if D.leader_corps[l] == c and D.leader_side[l] == p))
-            for c in range(D.n_corps)) for p in (0, 1))
-        # per observer, "& mask" of the unit arrays (hex, disrupted, flags) -> the key of the unit marks
-        # (hex, 0, the flags its marks show)
-        self.mark_key_mask = tuple(np.concatenate([np.full(n, -1), np.zeros(n), [
-            OWN_MARK_FLAGS if own else ENEMY_MARK_FLAGS for own in owns]]).astype(np.int32) for owns in self.unit_own)
         layout = {name: (a, b) for name, a, b, _ in E.state_class._layout}
-        self.unit_span = slice(layout["u_hex"][0], layout["u_flags"][1])
-        self.body_span = slice(layout["u_hex"][0], layout["u_dis"][1])
-        assert self.unit_span == slice(0, 3 * n)
-        self.artillery_span = slice(layout["a_hex"][0], layout["a_target"][1])
-        self.pieces_span = slice(0, layout["a_target"][1])                  # every piece array
-        assert G_DECISIONS == N_GLOBALS - 1
-        self.features_span = slice(layout["a_hex"][0], layout["g"][0] + G_DECISIONS)  # guns, cup, globals
-        self.synced: list = [None, None]           # per observer: what its plane buffer shows
+        # --- the tables of the kernel (see _draw_pieces), per observer where they differ
+        self.template = E.obs_layout.new()
+        self.template[self.terrain_slice] = self.terrain
+        self.spans = np.array([layout[name][0] for name in
+                               ("u_hex", "u_dis", "u_flags", "l_hex", "l_flags", "a_hex", "a_owner", "a_target")])
+        self.units = tuple(np.array([
+            [at[("own_" if D.unit_side[u] == p else "enemy_") + ("cavalry" if D.unit_kind[u] else "infantry")] for u in range(n)],
+            [int(D.unit_side[u] == p) for u in range(n)], list(D.unit_corps), list(D.unit_side)], dtype=np.int64) for p in (0, 1))
+        self.strengths = strength
+        self.leaders = tuple(np.array([
+            [at["own_leader" if side == p else "enemy_leader"] for side in D.leader_side],
+            [int(side == p) for side in D.leader_side], list(D.leader_corps)], dtype=np.int64) for p in (0, 1))
+        self.leader_values = np.asarray(D.leader_value, dtype=np.float32) / 3.0
+        self.planes = np.array([at[name] for name in KERNEL_PLANES], dtype=np.int64)
+        self.neighbors = D.grid.neighbors.astype(np.int64)
+        # what the slow features read: guns (hexes, owners), the cup and some globals (the mask keeps those)
+        self.features_span = slice(layout["a_hex"][0], layout["g"][1])
+        read = set(range(layout["a_hex"][0], layout["a_owner"][1])) | set(range(*layout["cup"]))
+        g0 = layout["g"][0]
+        read |= {g0 + i for i in (G_TURN, G_PHASE, G_VIS, G_VIS_OPT, G_ACTIVE, G_TE_OPT, G_TE_IN_CUP, G_SWAP_USED,
+                                  G_MAY0, G_MAY0 + 1, G_DEMOR, G_VP0, G_VP0 + 1, *(G_ELIM0 + a for a in range(len(D.demor_level))))}
+        self.features_mask = np.array([-1 if i in read else 0 for i in range(self.features_span.start, self.features_span.stop)],
+                                      dtype=np.int32)
         self.features_cache: dict = {}
         # --- arrays for the vectorised reference
         self.side, self.corps = np.asarray(D.unit_side), np.asarray(D.unit_corps)
@@ -108,8 +96,8 @@ class ObsTables:
         self.nb = np.vstack([D.grid.neighbors.astype(np.int64), np.full((1, 6), -1, np.int64)])
         self.inf_at = np.array([at["enemy_infantry"], at["own_infantry"]])
         self.cav_at = np.array([at["enemy_cavalry"], at["own_cavalry"]])
-        self.dis_at = np.array(self.disrupted_at)
-        self.zoc_at_array = np.array(self.zoc_at)
+        self.dis_at = np.array([at["enemy_disrupted"], at["own_disrupted"]])
+        self.zoc_at_array = np.array([at["enemy_zoc"], at["own_zoc"]])
 
 
 def tables(E) -> ObsTables:
@@ -119,130 +107,97 @@ def tables(E) -> ObsTables:
     return T
 
 
-# ------------------------------------------------------------------ incremental
+# ------------------------------------------------------------------ fast
 def observe(E, s, player: int) -> np.ndarray:
-    """The observation of ``player``: planes from the observer's :class:`PlaneBuffer` (only the pieces
-    whose key changed since its last call are redrawn), then the global features."""
+    """The observation of ``player``: the terrain planes from a template, the pieces drawn by a
+    compiled kernel, the selected piece, then the global features."""
     T = tables(E)
     g = s.g.tolist()
-    obs = _synced_planes(E, T, s, player, g).copy()
-    obs[T.feature_block] = _cached_features(E, T, s, player, g)
+    obs = T.template.copy()
+    active = g[G_ACTIVE]
+    _draw_pieces(obs, s.buf, T.spans, T.units[player], T.strengths, T.leaders[player], T.leader_values, T.planes,
+                 T.neighbors, player, active, E.D.corps_side[active] if active >= 0 else -1)
+    for i in _selected(E, T, s, g):
+        obs[i] = 1.0
+    obs[T.feature_block] = _cached_slow_features(E, T, s, player, g)
+    _write_decision_features(T, player, g, obs, T.feature_block.start)
     return obs
 
 
-def _synced_planes(E, T: ObsTables, s, player: int, g: list) -> PlaneBuffer:
-    """The observer's plane buffer brought up to date with ``s``."""
-    pb = plane_buffers(E, 2, lambda: PlaneBuffer(E.obs_layout.size, [(T.terrain_slice, T.terrain)]))[player]
-    active = g[G_ACTIVE]
-    pieces = (s.buf[T.pieces_span].tobytes(), active)
-    if T.synced[player] != pieces:       # else the buffer already shows these pieces
-        _sync_pieces(E, T, pb, s, player, active)
-        T.synced[player] = pieces
-    pb.layer("selected_piece", _selected(E, T, s, g))
-    return pb
+# The plane offsets the kernel reads, in this order (``ObsTables.planes``).
+KERNEL_PLANES = ("enemy_disrupted", "own_disrupted", "enemy_zoc", "own_zoc", "own_active_corps", "own_done",
+                 "own_must_attack", "own_out_of_command", "enemy_attacked", "enemy_must_be_attacked",
+                 "attack_attackers", "attack_defenders", "enemy_artillery", "own_artillery", "artillery_targets")
+(P_DISRUPTED, _, P_ZOC, _, P_ACTIVE_CORPS, P_DONE, P_MUST_ATTACK, P_OUT_OF_COMMAND, P_ATTACKED, P_MUST_BE_ATTACKED,
+ P_ATTACKERS, P_DEFENDERS, P_ARTILLERY, _, P_TARGETS) = range(len(KERNEL_PLANES))
 
 
-def _sync_pieces(E, T: ObsTables, pb: PlaneBuffer, s, player: int, active: int) -> None:
-    D = E.D
-    pb.sync("units", s.buf[T.body_span].copy(), D.n_units, lambda u, key: _unit_bits(T, player, u, key))
-    pb.sync("unit_marks", s.buf[T.unit_span] & T.mark_key_mask[player], D.n_units,
-            lambda u, key: _mark_bits(T, player, u, key))
-    pb.sync("leaders", s.l_hex.copy(), D.n_leaders, lambda l, key: _leader_bits(T, player, l, key))
-    pb.sync("artillery", s.buf[T.artillery_span].copy(), D.n_art, lambda a, key: _artillery_bits(T, player, key))
-    pb.layer("own_active_corps", _active_corps_hexes(T, s, player, active))
-    attackers, defenders = _attack_hexes(T, s, active)
-    pb.layer("attack_attackers", attackers)
-    pb.layer("attack_defenders", defenders)
+@kernel
+def _draw_pieces(obs, buf, spans, units, strengths, leaders, leader_values, planes, neighbors, player, active,
+                 active_side):
+    """Set the pieces' marks in ``obs`` (terrain only there).
 
-
-def _unit_bits(T: ObsTables, player: int, u: int, key: list[int]) -> list[tuple[int, float]]:
-    """Unit ``u``'s strength, and its disrupted mark or its ZOC."""
-    h, dis = key
-    if h < 0:
-        return []
-    own = T.unit_own[player][u]
-    disrupted = dis == 1
-    bits = [(T.strength_at[player][u] + h, T.strength[disrupted][u])]
-    if disrupted:
-        bits.append((T.disrupted_at[own] + h, 1.0))
-    else:
-        zoc = T.zoc_at[own]
-        bits += [(zoc + j, 1.0) for j in T.adjacent[h]]
-    return bits
-
-
-def _mark_bits(T: ObsTables, player: int, u: int, key: list[int]) -> list[tuple[int, float]]:
-    """Unit ``u``'s status marks (done, obligations, command; attacked)."""
-    h, _, flags = key
-    if h < 0:
-        return []
-    return [(T.at[plane] + h, 1.0) for plane in _unit_marks(T.unit_own[player][u], flags)]
-
-
-def _unit_marks(own: bool, flags: int) -> list[str]:
-    """The 0/1 planes a unit with these flags marks in its own hex."""
-    marks = []
-    if own:
-        if flags & (F_MOVED | F_SPENT | F_ATK):
-            marks.append("own_done")
-        if flags & F_MUST_ATK and not flags & F_ATK:
-            marks.append("own_must_attack")
-        if flags & F_OOC:
-            marks.append("own_out_of_command")
-    else:
-        if flags & F_DEF:
-            marks.append("enemy_attacked")
-        if flags & F_MUST_DEF and not flags & F_DEF:
-            marks.append("enemy_must_be_attacked")
-    return marks
-
-
-def _leader_bits(T: ObsTables, player: int, l: int, key: list[int]) -> list[tuple[int, float]]:
-    """A leader shows its value/3 (the best leader of a hex wins)."""
-    h, = key
-    if h < 0:
-        return []
-    return [(T.leader_at[T.leader_side[l] == player] + h, T.leader_value[l])]
-
-
-def _artillery_bits(T: ObsTables, player: int, key: list[int]) -> list[tuple[int, float]]:
-    h, owner, target = key
-    bits = []
-    if h >= 0:
-        bits.append((T.artillery_at[owner == player] + h, 1.0))
-    if target >= 0:
-        bits.append((T.at["artillery_targets"] + target, 1.0))
-    return bits
-
-
-def _active_corps_hexes(T: ObsTables, s, player: int, active: int) -> list[int]:
-    """The ``own_active_corps`` indices: the observer's units of the active corps and its leaders that
-    have not moved yet."""
-    if active < 0:
-        return []
-    base = T.at["own_active_corps"]
-    units, leaders = T.corps_pieces[player][active]
-    out = [base + h for h in s.u_hex[units].tolist() if h >= 0]
-    for l in leaders:
-        h = int(s.l_hex[l])
-        if h >= 0 and not s.l_flags[l] & LF_MOVED:
-            out.append(base + h)
-    return out
-
-
-def _attack_hexes(T: ObsTables, s, active: int) -> tuple[list[int], list[int]]:
-    """The ``attack_attackers`` and ``attack_defenders`` indices of the attack being declared (units
-    marked ``F_IN_ATK`` while a corps is active)."""
-    members = (s.u_flags & F_IN_ATK).nonzero()[0].tolist() if active >= 0 else ()
-    attackers, defenders = [], []
-    for u in members:
-        h = int(s.u_hex[u])
+    ``buf``: the state's buffer; ``spans``: where u_hex, u_dis, u_flags, l_hex, l_flags, a_hex,
+    a_owner, a_target start in it; ``units[:, u]``: its strength plane offset, whether it is the
+    observer's, its corps and side; ``strengths[d, u]``: its strength (``d``: disrupted) scaled to
+    [0, 1]; ``leaders[:, l]``: its plane offset, whether the observer's, its corps; ``leader_values[l]``:
+    its value / 3; ``planes``: the offsets of :data:`KERNEL_PLANES` (``P_*`` index them; own planes
+    follow their enemy twins); ``neighbors[h]``: the six neighbours (-1 off-map); ``active``: the
+    active corps (-1 none), ``active_side`` its side. A hex shows its strongest unit of each kind and
+    its best leader.
+    """
+    for u in range(units.shape[1]):
+        h = buf[spans[0] + u]
+        if h < 0:
+            continue
+        disrupted = buf[spans[1] + u] == 1
+        flags = buf[spans[2] + u]
+        own = units[1, u]
+        i = units[0, u] + h
+        v = strengths[1 if disrupted else 0, u]
+        if v > obs[i]:
+            obs[i] = v
+        if disrupted:
+            obs[planes[P_DISRUPTED + own] + h] = 1.0
+        else:  # 7.1: an undisrupted unit's ZOC covers the six hexes around it
+            zoc = planes[P_ZOC + own]
+            for d in range(6):
+                t = neighbors[h, d]
+                if t >= 0:
+                    obs[zoc + t] = 1.0
+        if own:
+            if units[2, u] == active:
+                obs[planes[P_ACTIVE_CORPS] + h] = 1.0
+            if flags & (F_MOVED | F_SPENT | F_ATK):
+                obs[planes[P_DONE] + h] = 1.0
+            if flags & F_MUST_ATK and not flags & F_ATK:
+                obs[planes[P_MUST_ATTACK] + h] = 1.0
+            if flags & F_OOC:
+                obs[planes[P_OUT_OF_COMMAND] + h] = 1.0
+        else:
+            if flags & F_DEF:
+                obs[planes[P_ATTACKED] + h] = 1.0
+            if flags & F_MUST_DEF and not flags & F_DEF:
+                obs[planes[P_MUST_BE_ATTACKED] + h] = 1.0
+        if active >= 0 and flags & F_IN_ATK:  # the attack being declared
+            obs[planes[P_ATTACKERS if units[3, u] == active_side else P_DEFENDERS] + h] = 1.0
+    for l in range(leaders.shape[1]):
+        h = buf[spans[3] + l]
+        if h < 0:
+            continue
+        i = leaders[0, l] + h
+        if leader_values[l] > obs[i]:
+            obs[i] = leader_values[l]
+        if leaders[1, l] and leaders[2, l] == active and not buf[spans[4] + l] & LF_MOVED:
+            obs[planes[P_ACTIVE_CORPS] + h] = 1.0
+    n_guns = spans[6] - spans[5]
+    for a in range(n_guns):
+        h = buf[spans[5] + a]
         if h >= 0:
-            if T.unit_side[u] == T.corps_side[active]:
-                attackers.append(T.at["attack_attackers"] + h)
-            else:
-                defenders.append(T.at["attack_defenders"] + h)
-    return attackers, defenders
+            obs[planes[P_ARTILLERY + (buf[spans[6] + a] == player)] + h] = 1.0
+        target = buf[spans[7] + a]
+        if target >= 0:
+            obs[planes[P_TARGETS] + target] = 1.0
 
 
 def _selected(E, T: ObsTables, s, g: list) -> list[int]:
@@ -258,13 +213,17 @@ def _selected(E, T: ObsTables, s, g: list) -> list[int]:
 # ------------------------------------------------------------------ global features
 def _features(E, T: ObsTables, s, player: int, g: list) -> list[float]:
     """The global features, as the list written into the feature block."""
+    f = _slow_features(E, T, s, player, g)
+    _write_decision_features(T, player, g, f, 0)
+    return f
+
+
+def _slow_features(E, T: ObsTables, s, player: int, g: list) -> list[float]:
+    """The features that change at most a few times per activation (all but the pending decision's)."""
     D, F = E.D, T.feature_at
     f = [0.0] * T.n_features
     f[F["turn"] + min(max(g[G_TURN], 1), D.turns) - 1] = 1.0
     f[F["phase"] + g[G_PHASE]] = 1.0
-    f[F["decision"] + g[G_DEC]] = 1.0
-    if g[G_PLAYER] == player:
-        f[F["to_move"]] = 1.0
     if player == 1:
         f[F["i_am_imperial"]] = 1.0
     f[F["visibility"] + (g[G_VIS] if g[G_VIS_OPT] else 0)] = 1.0
@@ -288,21 +247,29 @@ def _features(E, T: ObsTables, s, player: int, g: list) -> list[float]:
     vp = victory_points(D, s)
     f[F["victory_points"]] = min(1.0, vp[player] / VP_SCALE)
     f[F["victory_points"] + 1] = min(1.0, vp[1 - player] / VP_SCALE)
-    if g[G_MP] >= 0:
-        f[F["mp_left"]] = min(1.0, g[G_MP] / 9.0)
-    f[F["pending_result"] + g[G_RES]] = 1.0
     return f
 
 
-def _cached_features(E, T: ObsTables, s, player: int, g: list) -> np.ndarray:
-    """:func:`_features` as a float32 array, memoised on the arrays they are read from (guns, cup and
-    globals; the decision counter aside): many decisions change none of them."""
-    key = (player, s.buf[T.features_span].tobytes())
+def _write_decision_features(T: ObsTables, player: int, g: list, out, base: int) -> None:
+    """Set the pending decision's features (kind, whose, MP left, pending result) in ``out`` (a feature
+    list, ``base`` 0, or the observation, ``base`` the feature block's start), zeros there."""
+    F = T.feature_at
+    out[base + F["decision"] + g[G_DEC]] = 1.0
+    if g[G_PLAYER] == player:
+        out[base + F["to_move"]] = 1.0
+    if g[G_MP] >= 0:
+        out[base + F["mp_left"]] = min(1.0, g[G_MP] / 9.0)
+    out[base + F["pending_result"] + g[G_RES]] = 1.0
+
+
+def _cached_slow_features(E, T: ObsTables, s, player: int, g: list) -> np.ndarray:
+    """:func:`_slow_features` as a float32 array, memoised on what they read (guns, cup, some globals)."""
+    key = (player, (s.buf[T.features_span] & T.features_mask).tobytes())
     f = T.features_cache.get(key)
     if f is None:
         if len(T.features_cache) >= FEATURES_CACHE_SIZE:
             T.features_cache.clear()
-        f = T.features_cache[key] = np.asarray(_features(E, T, s, player, g), dtype=np.float32)
+        f = T.features_cache[key] = np.asarray(_slow_features(E, T, s, player, g), dtype=np.float32)
     return f
 
 

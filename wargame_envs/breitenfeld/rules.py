@@ -40,8 +40,7 @@ class BreitenfeldEngine(Engine):
         self.codec = A.ActionCodec(D.n_corps, D.n_units, D.n_leaders, D.grid.n)
         self.num_actions = self.codec.size
         self.state_class = make_state_class(D.n_units, D.n_leaders, D.n_art, D.n_corps)
-        self.lines = artillery.line_cache(D)
-        self.corps_units = tuple(tuple(u for u in range(D.n_units) if D.unit_corps[u] == c) for c in range(D.n_corps))
+        self.corps_units = D.corps_units
         self.corps_pieces = tuple(
             self.corps_units[c] + tuple(D.n_units + l for l in D.corps_leaders[c]) for c in range(D.n_corps))
         self.obs_layout = observation.make_layout(D)
@@ -84,7 +83,8 @@ class BreitenfeldEngine(Engine):
 
     # ------------------------------------------------------------------ masks
     def _options(self, s) -> tuple[list[int], dict]:
-        """Legal action indices of the pending decision, plus what apply needs (cached per state bytes)."""
+        """Legal action indices of the pending decision (unordered), plus what apply needs (cached per
+        state bytes)."""
         key = s.buf.tobytes()
         if key == self._cache_key:
             return self._cache_val
@@ -98,8 +98,7 @@ class BreitenfeldEngine(Engine):
             legal.append(c.corps(drawn))
             legal += [c.corps(k) for k in range(D.n_corps) if s.cup[k] and D.corps_side[k] == side and k != drawn]
         elif dec == D_ART:
-            snap = Snap(D, s)
-            tg = self.art_targets(s, snap, int(s.g[G_ART_IDX]))
+            tg = self.art_targets(s, int(s.g[G_ART_IDX]))
             legal.append(A.END)
             h0 = c.hex0
             legal += [h0 + h for h, _ in tg]
@@ -115,16 +114,16 @@ class BreitenfeldEngine(Engine):
             snap = Snap(D, s)
             p = int(s.g[G_SEL])
             budget = self._budget(s, p)
-            dests, can_exit = movement.destinations(D, s, snap, p, budget)
-            info = {"dests": dests, "budget": budget}
+            reach = movement.destinations(D, s, snap, p, budget)
+            info = {"reach": reach, "budget": budget}
             here = self._piece_hex(s, p)
-            forced = p < D.n_units and s.u_flags[p] & F_FORCED and s.g[G_MP] < 0 and (dests or can_exit)
+            forced = p < D.n_units and s.u_flags[p] & F_FORCED and s.g[G_MP] < 0 and (reach.hexes or reach.can_exit)
             if not forced:
                 legal.append(c.hex(here))
-            if can_exit:
+            if reach.can_exit:
                 legal.append(A.EXIT)
             h0 = c.hex0
-            legal += [h0 + h for h in dests]
+            legal += [h0 + h for h in reach.hexes]
         elif dec == D_COMBAT:
             targets, obligations_left = self.attack_targets(s)
             if not obligations_left:
@@ -140,7 +139,6 @@ class BreitenfeldEngine(Engine):
             legal += [c.hex(ctx.snap.uh[u]) for u in ctx.add_candidates()]
         elif dec == D_LOSS:
             legal += [c.hex(int(s.u_hex[u])) for u in combat.loss_candidates(D, s, int(s.g[G_LOSS_SIDE]))]
-        legal.sort()
         self._cache_key, self._cache_val = key, (legal, info)
         return legal, info
 
@@ -155,7 +153,7 @@ class BreitenfeldEngine(Engine):
             self._attack_key, self._attack_val = key, (ctx.start_candidates(), ctx.obligations_left())
         return self._attack_val
 
-    def art_targets(self, s, snap, a: int) -> list[tuple[int, int]]:
+    def art_targets(self, s, a: int) -> list[tuple[int, int]]:
         """Targets of artillery ``a`` (cached: nothing moves during the artillery phase)."""
         key = (s.u_hex.tobytes(), s.a_owner.tobytes(), s.a_hex.tobytes(), int(s.g[G_VIS]), int(s.g[G_VIS_OPT]), a)
         tg = self._tg_cache.get(key)
@@ -164,8 +162,8 @@ class BreitenfeldEngine(Engine):
                 self._tg_cache.clear()
             pkey = key[0] + key[2]
             if self._planes_key != pkey:
-                self._planes_key, self._planes = pkey, artillery.blocking_planes(self.D, s, snap)
-            tg = artillery.targets(self.D, s, snap, self.lines, a, self._planes)
+                self._planes_key, self._planes = pkey, artillery.blocking_planes(self.D, s)
+            tg = artillery.targets(self.D, s, a, self._planes)
             self._tg_cache[key] = tg
         return tg
 
@@ -176,7 +174,7 @@ class BreitenfeldEngine(Engine):
         return mask
 
     def legal_actions(self, state) -> list[int]:
-        return [] if state.g[G_DONE] else list(self._options(state)[0])
+        return [] if state.g[G_DONE] else sorted(self._options(state)[0])
 
     def _piece_hex(self, s, p: int) -> int:
         return int(s.u_hex[p]) if p < self.D.n_units else int(s.l_hex[p - self.D.n_units])
@@ -254,33 +252,12 @@ class BreitenfeldEngine(Engine):
     def _apply_move(self, s, kind: str, idx: int, info: dict) -> None:
         D = self.D
         p = int(s.g[G_SEL])
-        here = self._piece_hex(s, p)
-        player = int(s.g[G_PLAYER])
+        moved = kind != "EXIT" and idx != self._piece_hex(s, p)
         done = True
-        who = self._piece_name(s, p)
         if kind == "EXIT":
             movement.leave_map(D, s, p)
-        elif idx != here:
-            cost = info["dests"][idx]
-            left = info["budget"] - cost
-            if p >= D.n_units:
-                s.l_hex[p - D.n_units] = idx
-            else:
-                s.u_hex[p] = idx
-            s.log.append(f"{who} -> {D.grid.ids[idx]}")
-            if p < D.n_units:
-                side = D.unit_side[p]
-                before = [int(x) for x in s.a_owner.tolist()]
-                movement.capture_artillery(D, s, idx, side, who)
-                captured = before != s.a_owner.tolist()
-                if side == 1 and not s.g[G_MAY0]:
-                    self._check_allied_release(s, idx)
-                if captured and left > 0:
-                    snap = Snap(D, s)
-                    s.g[G_MP] = left
-                    if movement.destinations(D, s, snap, p, left)[0] or movement.destinations(D, s, snap, p, left)[1]:
-                        done = False
-            check_leaders(D, s)
+        elif moved:
+            done = not self._move_piece(s, p, idx, info["budget"] - info["reach"].cost(idx))
         if done:
             if p >= D.n_units:
                 s.l_flags[p - D.n_units] |= LF_MOVED
@@ -289,7 +266,31 @@ class BreitenfeldEngine(Engine):
             s.g[G_SEL] = -1
             s.g[G_MP] = -1
         else:
-            sequence.set_decision(s, D_MOVE_DEST, player)
+            sequence.set_decision(s, D_MOVE_DEST, int(s.g[G_PLAYER]))
+        if moved:
+            check_leaders(D, s)   # after the marks (it reads no flags)
+
+    def _move_piece(self, s, p: int, h: int, left: int) -> bool:
+        """Put piece ``p`` in hex ``h`` with ``left`` MP left: captures (5.32), the Allied release (12.4).
+        True if it captured a gun and may move on (a second destination decision)."""
+        D = self.D
+        who = self._piece_name(s, p)
+        if p >= D.n_units:
+            s.l_hex[p - D.n_units] = h
+        else:
+            s.u_hex[p] = h
+        s.log.append(f"{who} -> {D.grid.ids[h]}")
+        if p >= D.n_units:
+            return False
+        side = D.unit_side[p]
+        captured = movement.capture_artillery(D, s, h, side, who)
+        if side == 1 and not s.g[G_MAY0]:
+            self._check_allied_release(s, h)
+        if not captured or left <= 0:
+            return False
+        s.g[G_MP] = left
+        further = movement.destinations(D, s, Snap(D, s), p, left)
+        return bool(further.hexes) or further.can_exit
 
     def _check_allied_release(self, s, h: int) -> None:
         """12.4: an Imperial unit moved within 3 hexes of an Allied unit."""

@@ -82,12 +82,11 @@ def enter_artillery(s) -> None:
 def artillery_step(E, s, dice) -> None:
     """Offer the next artillery counter of the assigning side that has a target; resolve at the end."""
     D = E.D
-    snap = Snap(D, s)
     while int(s.g[G_ART_SIDE]) < 2:
         side = int(s.g[G_ART_SIDE])
         a = int(s.g[G_ART_IDX])
         while a < D.n_art:
-            if s.a_hex[a] >= 0 and s.a_owner[a] == side and E.art_targets(s, snap, a):
+            if s.a_hex[a] >= 0 and s.a_owner[a] == side and E.art_targets(s, a):
                 s.g[G_ART_IDX] = a
                 set_decision(s, D_ART, side)
                 return

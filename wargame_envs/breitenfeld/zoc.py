@@ -38,9 +38,11 @@ class Snap:
         return snap
 
     def _fill(self, D, s, last: Snap | None) -> None:
-        self.uh = uh = s.u_hex.tolist()
-        self.ud = s.u_dis.tolist()
-        self.uf = s.u_flags.tolist()
+        n = D.n_units
+        units = s.buf[:3 * n].tolist()
+        self.uh = uh = units[:n]
+        self.ud = units[n:2 * n]
+        self.uf = units[2 * n:]
         if last is not None and last.uh == uh:       # often only flags changed: share what hexes give
             self.at = last.at
             return

@@ -22,6 +22,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from .jit import kernel
+
 OFFSET_CONVENTIONS = ("even-r", "odd-r", "even-q", "odd-q")
 # Axial direction vectors (dq, dr), counter-clockwise.
 AXIAL_DIRECTIONS = ((1, 0), (1, -1), (0, -1), (-1, 0), (-1, 1), (0, 1))
@@ -63,6 +65,11 @@ class HexGrid:
         axial = [offset_to_axial(int(c), int(r), convention) for c, r in self.offset]
         self.axial = np.asarray(axial, dtype=np.int32).reshape(self.n, 2)
         by_axial = {a: i for i, a in enumerate(axial)}
+        # axial_index[q - q0, r - r0]: the hex at axial (q, r), -1 off-map; axial_origin = (q0, r0)
+        self.axial_origin = self.axial.min(axis=0).astype(np.int64) if self.n else np.zeros(2, np.int64)
+        span = (self.axial.max(axis=0) - self.axial_origin + 1) if self.n else np.zeros(2, np.int64)
+        self.axial_index = np.full(tuple(int(x) for x in span), -1, dtype=np.int32)
+        self.axial_index[tuple((self.axial - self.axial_origin).T)] = np.arange(self.n, dtype=np.int32)
         nb = np.full((self.n, 6), -1, dtype=np.int16)
         for i, (q, r) in enumerate(axial):
             for d, (dq, dr) in enumerate(AXIAL_DIRECTIONS):
@@ -116,25 +123,12 @@ class HexGrid:
         stricter one). Hexes off-map are omitted.
         """
         n = self.distance(a, b)
-        (q1, r1), (q2, r2) = self.axial[a], self.axial[b]
-        out: list[list[int]] = []
+        out = []
+        cells = np.empty(2, dtype=np.int64)
         for k in range(n + 1):
-            t = k / n if n else 0.0
-            cells = []
-            for eps in (1e-6, -1e-6):
-                q = q1 + (q2 - q1) * t + eps
-                r = r1 + (r2 - r1) * t + 2 * eps
-                cell = _cube_round(q, r)
-                idx = self._axial_to_index(cell)
-                if idx >= 0 and idx not in cells:
-                    cells.append(idx)
-            out.append(cells)
+            m = line_step(self.axial, self.axial_index, self.axial_origin, a, b, n, k, cells)
+            out.append(cells[:m].tolist())
         return out
-
-    def _axial_to_index(self, qr: tuple[int, int]) -> int:
-        if not hasattr(self, "_by_axial"):
-            self._by_axial = {(int(q), int(r)): i for i, (q, r) in enumerate(self.axial)}
-        return self._by_axial.get(qr, -1)
 
     def line_of_sight(self, a: int, b: int, blocks: Iterable[bool] | np.ndarray, both_block: bool = True) -> bool:
         """True if no intermediate hex of the line ``a -> b`` blocks.
@@ -172,12 +166,27 @@ class HexGrid:
         ]
 
 
-def _cube_round(q: float, r: float) -> tuple[int, int]:
-    s = -q - r
-    rq, rr, rs = round(q), round(r), round(s)
-    dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
-    if dq > dr and dq > ds:
-        rq = -rr - rs
-    elif dr > ds:
-        rr = -rq - rs
-    return int(rq), int(rr)
+@kernel
+def line_step(axial, axial_index, origin, a, b, n, k, cells):
+    """The hexes at step ``k`` (0..n) of the straight line from the centre of hex ``a`` to that of ``b``,
+    ``n`` apart: written to ``cells`` (length 2), their number returned. Two hexes where the line runs
+    exactly along their hexside (the line is nudged to either side of it), none off-map."""
+    t = k / n if n else 0.0
+    m = 0
+    for eps in (1e-6, -1e-6):
+        q = axial[a, 0] + (axial[b, 0] - axial[a, 0]) * t + eps
+        r = axial[a, 1] + (axial[b, 1] - axial[a, 1]) * t + 2 * eps
+        s = -q - r                                   # cube rounding: fix the coordinate rounded furthest
+        rq, rr, rs = round(q), round(r), round(s)
+        dq, dr, ds = abs(rq - q), abs(rr - r), abs(rs - s)
+        if dq > dr and dq > ds:
+            rq = -rr - rs
+        elif dr > ds:
+            rr = -rq - rs
+        x, y = rq - origin[0], rr - origin[1]
+        if 0 <= x < axial_index.shape[0] and 0 <= y < axial_index.shape[1]:
+            i = axial_index[x, y]
+            if i >= 0 and (m == 0 or cells[0] != i):
+                cells[m] = i
+                m += 1
+    return m

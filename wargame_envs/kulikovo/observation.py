@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.jit import kernel
 from ..core.observation import ObservationLayout
-from ..core.planes import PlaneBuffer, plane_buffers
 from .actions import N_CMD_SLOTS, N_LEADER_SLOTS
 from .data import TYPES
 from .state import (
@@ -40,30 +40,67 @@ def build_layout(eng) -> ObservationLayout:
 
 
 def observe(eng, s, player: int) -> np.ndarray:
-    """The observation of ``player``: board planes from the observer's :class:`PlaneBuffer` (only the
-    pieces that changed since the last observation are redrawn), then the decision and global features."""
-    pb = plane_buffers(eng, 2, lambda: PlaneBuffer(eng.obs_layout.size, [(eng._static_slice, eng._static_planes)]))[player]
-    rows = eng._obs_unit_rows[player]
-    # unit keys (hex, facing, status, command flags): one masked copy of the adjacent state arrays
-    keys = s.buf[eng._obs_unit_span] & eng._obs_unit_mask
-    pb.sync_exclusive("units", keys, eng.U, lambda u, key: _unit_marks(eng, rows, u, key))
-    # ZOC fronts overlap (counted), and do not depend on the command marks: keyed on hex, facing, status
-    pb.sync("zoc", keys[:3 * eng.U], eng.U, lambda u, key: _unit_zoc(eng, player, u, key))
-    leaders = eng.leader_key(s)
-    if pb.changed("markers", (leaders, s.buf[eng._obs_std_span].tobytes())):
-        pb.sync("markers", np.concatenate((s.l_hex, s.std_hex, s.l_state, s.std_captured)), eng.NL + 2,
-                lambda e, key: _marker_bits(eng, player, e, key))
-    if player == 0:
-        hidden = [] if s.g[G_AMBUSH_PLACED] else s.ambush.tolist()
-        pb.layer("ambush", [eng._obs_ambush0 + h for h in hidden])
-    pending = None if s.g[G_OVER] else eng.top(s)  # the pending decision's task
-    legal, unit_hex = _decision_hexes(eng, s, player, pending)
-    pb.layer("legal_hex", legal)
-    pb.layer("decision_unit", unit_hex)
-    pb.section("leader features", leaders, eng._obs_feature_block, lambda: _leader_features(eng, s, player))
-    obs = pb.copy()
+    """The observation of ``player``: the terrain planes from a template, the pieces drawn by a
+    compiled kernel, then the pending decision's planes and the global features."""
+    obs = eng._obs_template.copy()
+    _draw_pieces(obs, s.buf, eng._obs_spans, eng._obs_unit_table[player], eng._obs_leader_planes[player],
+                 eng._obs_std_planes[player], eng._obs_front_nb, eng._obs_marks)
+    if player == 0 and not s.g[G_AMBUSH_PLACED]:
+        obs[eng._obs_ambush0 + s.ambush] = 1.0
+    pending, opts = (None, ()) if s.g[G_OVER] else eng._pending(s)  # the pending decision's task, its options
+    legal, unit_hex = _decision_hexes(eng, s, player, pending, opts)
+    if legal or unit_hex:
+        obs[legal + unit_hex] = 1.0
+    obs[eng._obs_feature_block] = _leader_features(eng, s, player)
     _features(eng, s, player, pending, obs)
     return obs
+
+
+@kernel
+def _draw_pieces(obs, buf, spans, units, leader_planes, std_planes, front_nb, marks):
+    """Set the pieces' marks in ``obs`` (zeros there): per unit its type, facing, disordered / retired
+    status, own command marks and the ZOC of its frontal hexes (7.0); per leader shown and Standard not
+    captured its mark. ``buf``: the state's buffer; ``spans``: where u_hex, u_face, u_status, u_flags,
+    l_hex, l_state, std_hex, std_captured start in it; ``units[:, u]``: type, disordered and retired
+    plane offsets, whether the observer's, ZOC plane offset (-1: none); ``leader_planes[l]``: offset of
+    the plane leader ``l`` shows on; ``std_planes[side]`` the same for the Standards; ``front_nb[h, f]``:
+    the frontal neighbours; ``marks``: hexes, facing_0, own_in_command and own_done offsets, the
+    command flags in command / done, the number of leaders and the leader states shown."""
+    n, facing0, incmd0, done0, f_incmd, f_done, n_leaders = (marks[0], marks[1], marks[2], marks[3], marks[4],
+                                                            marks[5], marks[6])
+    n_units = units.shape[1]
+    for u in range(n_units):
+        h = buf[spans[0] + u]
+        if h < 0:
+            continue
+        face = buf[spans[1] + u]
+        status = buf[spans[2] + u]
+        obs[units[0, u] + h] = 1.0
+        obs[facing0 + face * n + h] = 1.0
+        if status == DISORDERED:
+            obs[units[1, u] + h] = 1.0
+        elif status == RETIRED:
+            obs[units[2, u] + h] = 1.0
+        if units[3, u]:
+            flags = buf[spans[3] + u]
+            if flags & f_incmd:
+                obs[incmd0 + h] = 1.0
+            if flags & f_done:
+                obs[done0 + h] = 1.0
+        zoc = units[4, u]
+        if zoc >= 0 and status < RETIRED:
+            for k in range(2):
+                t = front_nb[h, face, k]
+                if t >= 0:
+                    obs[zoc + t] = 1.0
+    for l in range(n_leaders):
+        h = buf[spans[4] + l]
+        state = buf[spans[5] + l]
+        if h >= 0 and (state == marks[7] or state == marks[8] or state == marks[9]):  # hidden leaders are not shown
+            obs[leader_planes[l] + h] = 1.0
+    for side in range(2):
+        if not buf[spans[7] + side]:
+            obs[std_planes[side] + buf[spans[6] + side]] = 1.0
 
 
 def observe_reference(eng, s, player: int) -> np.ndarray:
@@ -90,15 +127,15 @@ def observe_reference(eng, s, player: int) -> np.ndarray:
     for side, plane in ((player, "own_zoc"), (1 - player, "enemy_zoc")):
         on += [pi[plane] * N + h for h in eng.zoc_map(s, 1 - side)]
     for l, (h, state) in enumerate(zip(s.l_hex.tolist(), s.l_state.tolist())):
-        if h >= 0 and state in (L_ACTIVE, L_REPL, L_REPL_DEAD):
+        if h >= 0 and state in LEADERS_SHOWN:
             on.append(pi["own_leader" if eng.lplayer[l] == player else "enemy_leader"] * N + h)
     for side, plane in ((player, "own_standard"), (1 - player, "enemy_standard")):
         if not s.std_captured[side]:
             on.append(pi[plane] * N + int(s.std_hex[side]))
     if player == 0 and not s.g[G_AMBUSH_PLACED]:
         on += (pi["own_ambush_hidden"] * N + s.ambush).tolist()
-    pending = None if s.g[G_OVER] else eng.top(s)  # the pending decision's task
-    legal, unit_hex = _decision_hexes(eng, s, player, pending)
+    pending, opts = (None, ()) if s.g[G_OVER] else eng._pending(s)  # the pending decision's task, its options
+    legal, unit_hex = _decision_hexes(eng, s, player, pending, opts)
     on += legal + unit_hex
     obs[on] = 1.0
     obs[eng._static_slice] = eng._static_planes
@@ -107,60 +144,14 @@ def observe_reference(eng, s, player: int) -> np.ndarray:
     return obs
 
 
-OBS_UNIT_FLAGS = F_INCMD | F_DONE
-
-
-def _unit_marks(eng, rows, u: int, key: list[int]) -> list[int]:
-    """Unit ``u``'s marks (one unit per hex, so no other unit shares them): type, facing, status and
-    own command marks."""
-    h, face, status, flags = key
-    if h < 0:
-        return []
-    tp, dp, rp, own = rows
-    marks = [tp[u] + h, eng._obs_facing0 + face * eng.N + h]
-    if status == DISORDERED:
-        marks.append(dp[u] + h)
-    elif status == RETIRED:
-        marks.append(rp[u] + h)
-    if own[u]:
-        if flags & F_INCMD:
-            marks.append(eng._obs_in_command0 + h)
-        if flags & F_DONE:
-            marks.append(eng._obs_done0 + h)
-    return marks
-
-
-def _unit_zoc(eng, player: int, u: int, key: list[int]) -> list[tuple[int, float]]:
-    """The ZOC unit ``u`` exerts (7.0: its frontal hexes; not Regular Infantry, not Retired)."""
-    h, face, status = key
-    if h < 0 or not eng.uzoc[u] or status >= RETIRED:
-        return []
-    base = eng._obs_zoc0[eng.uplayer[u] == player]
-    return [(base + t, 1.0) for t in eng.geo.front_nb[h][face] if t >= 0]
-
-
-def _marker_bits(eng, player: int, e: int, key: list[int]) -> list[tuple[int, float]]:
-    """Leader ``e`` (``e < NL``) or the Standard of side ``e - NL``: ``key`` is (hex, leader state /
-    Standard captured)."""
-    h, state = key
-    if e < eng.NL:
-        if h < 0 or state not in (L_ACTIVE, L_REPL, L_REPL_DEAD):  # hidden (Ambush) leaders are not shown
-            return []
-        plane = "own_leader" if eng.lplayer[e] == player else "enemy_leader"
-    else:
-        if state:  # captured
-            return []
-        plane = "own_standard" if e - eng.NL == player else "enemy_standard"
-    return [(eng._plane_index[plane] * eng.N + h, 1.0)]
-
-
-def _decision_hexes(eng, s, player: int, t: list[int] | None) -> tuple[list[int], list[int]]:
-    """Flat indices of the observer's pending decision (task ``t``, None once the game is over): its
-    legal HEX actions on the ``legal_hex`` plane, and the unit it concerns on ``decision_unit``."""
+def _decision_hexes(eng, s, player: int, t: list[int] | None, opts) -> tuple[list[int], list[int]]:
+    """Flat indices of the observer's pending decision (task ``t`` with legal actions ``opts``; None once
+    the game is over): its legal HEX actions on the ``legal_hex`` plane, and the unit it concerns on
+    ``decision_unit``."""
     if t is None or t[1] != player:
         return [], []
     base, n = eng._obs_legal0, eng.N
-    legal = [base + a for a in eng._options(s, t) if a < n]
+    legal = [base + a for a in opts if a < n]
     u = t[2]
     if t[0] in UNIT_DECISIONS and 0 <= u < eng.U and s.u_hex[u] >= 0:
         return legal, [eng._obs_unit0 + int(s.u_hex[u])]
@@ -204,7 +195,7 @@ def _features(eng, s, player: int, t: list[int] | None, obs: np.ndarray) -> None
         obs[at["standard_captured"] + 1] = 1.0
 
 
-def _leader_features(eng, s, player: int) -> list[float]:
+def _leader_features(eng, s, player: int) -> np.ndarray:
     """The feature block with only the leader-derived features set (command ratings, leaders in play,
     the real Dmitri); they depend on the leader arrays alone (:meth:`leader_key`), so they are cached on
     those. Read only."""
@@ -233,11 +224,12 @@ def _leader_features(eng, s, player: int) -> list[float]:
         for l in eng.side_leaders[0]:
             if lf[l] & LF_REAL:
                 f[b + l] = 1.0
-    cache[key] = f
+    f = cache[key] = np.asarray(f, dtype=np.float32)
     return f
 
 
 LEADERS_IN_PLAY = (L_ACTIVE, L_REPL, L_REPL_DEAD, L_HIDDEN)
+LEADERS_SHOWN = (L_ACTIVE, L_REPL, L_REPL_DEAD)  # on the board; hidden (Ambush) leaders are not
 
 
 def prepare(eng) -> None:
@@ -260,20 +252,38 @@ def prepare(eng) -> None:
         dp = np.where(own, pi["own_disordered"], pi["enemy_disordered"]).astype(np.int64)
         rp = np.where(own, pi["own_retired"], pi["enemy_retired"]).astype(np.int64)
         planes.append((tp, dp, rp, own))
+    # per observer: per unit its type / disordered / retired plane offsets and whether it is the observer's
     eng._obs_unit_rows = tuple((tuple((tp * eng.N).tolist()), tuple((dp * eng.N).tolist()), tuple((rp * eng.N).tolist()),
                                 tuple(own.tolist())) for (tp, dp, rp, own) in planes)
     block = slice(lay.plane_block.stop, lay.size)
     eng._obs_feature_block, eng._obs_feature_block_size = block, block.stop - block.start
     eng._obs_features = {name: lay.slices[name].start - block.start for name, _ in FEATURES}
     eng._obs_feature_at = {name: lay.slices[name].start for name, _ in FEATURES}
-    eng._obs_unit_span = eng.state_class.span("u_hex", "u_flags")  # u_hex, u_face, u_status, u_flags (state.py)
-    assert eng._obs_unit_span.stop - eng._obs_unit_span.start == 4 * eng.U
-    eng._obs_unit_mask = np.array([-1] * (3 * eng.U) + [OBS_UNIT_FLAGS] * eng.U, dtype=np.int32)
-    eng._obs_std_span = eng.state_class.span("std_hex", "std_captured")
     eng._obs_legal0, eng._obs_unit0 = pi["legal_hex"] * eng.N, pi["decision_unit"] * eng.N
     eng._obs_ambush0 = pi["own_ambush_hidden"] * eng.N
-    eng._obs_zoc0 = (pi["enemy_zoc"] * eng.N, pi["own_zoc"] * eng.N)  # [unit is the observer's]
     eng._obs_facing0 = pi["facing_0"] * eng.N
     eng._obs_in_command0 = pi["own_in_command"] * eng.N
     eng._obs_done0 = pi["own_done"] * eng.N
+    _prepare_kernel(eng)
 
+
+def _prepare_kernel(eng) -> None:
+    """The tables :func:`_draw_pieces` reads (see its docstring) and the template it draws on."""
+    N, pi = eng.N, eng._plane_index
+    eng._obs_template = eng.obs_layout.new()
+    eng._obs_template[eng._static_slice] = eng._static_planes
+    eng._obs_spans = np.array([eng.state_class.span(name, name).start for name in
+                               ("u_hex", "u_face", "u_status", "u_flags", "l_hex", "l_state", "std_hex", "std_captured")])
+    zoc_plane = (pi["enemy_zoc"] * N, pi["own_zoc"] * N)  # [unit is the observer's]
+    eng._obs_unit_table = tuple(
+        np.array([tp, dp, rp, own, [zoc_plane[o] if eng.uzoc[u] else -1 for u, o in enumerate(own)]], dtype=np.int64)
+        for tp, dp, rp, own in eng._obs_unit_rows)
+    eng._obs_leader_planes = tuple(
+        np.array([pi["own_leader" if eng.lplayer[l] == player else "enemy_leader"] * N for l in range(eng.NL)], dtype=np.int64)
+        for player in (0, 1))
+    eng._obs_std_planes = tuple(
+        np.array([pi["own_standard" if side == player else "enemy_standard"] * N for side in (0, 1)], dtype=np.int64)
+        for player in (0, 1))
+    eng._obs_front_nb = np.array(eng.geo.front_nb, dtype=np.int64)
+    eng._obs_marks = np.array([N, eng._obs_facing0, eng._obs_in_command0, eng._obs_done0, F_INCMD, F_DONE, eng.NL,
+                               *LEADERS_SHOWN], dtype=np.int64)

@@ -70,6 +70,7 @@ class CoreMixin:
         self._rating_cache: dict = {}
         self._balls: dict[tuple[int, int], tuple[int, ...]] = {}
         self._occ_key, self._occ = b"", []
+        self._fp_key, self._fp = b"", (0, 0)
         self._leader_span = None  # set with the state class (the leader arrays' stretch of the buffer)
         # units of a side are contiguous (data.py numbers all Russian units first)
         self._side_span = tuple((self.side_units[p][0], self.side_units[p][-1] + 1) for p in range(2))
@@ -127,7 +128,7 @@ class CoreMixin:
                 self.pop(s)
                 self.AUTO[kind](self, s, t, dice)
                 continue
-            opts = self._options(s, t)
+            _, opts = self._pending(s, t)
             if opts:
                 return
             self.pop(s)
@@ -137,13 +138,15 @@ class CoreMixin:
                     s.log.append(f"{self.uname(s, u)} cannot retreat: eliminated [12.1]")
                     self.eliminate(s, u)
 
-    def _options(self, s, t: list[int]) -> list[int]:
+    def _pending(self, s, t: list[int] | None = None) -> tuple[list[int], list[int]]:
+        """The pending decision: its task (the top of the stack; ``t`` when the caller has just read it)
+        and its legal actions, memoised on the whole state, so the rules, the mask and the observation of
+        one decision compute them once. Read only."""
         key = s.buf.tobytes()
-        if self._opt_key == key:
-            return self._opt_val
-        opts = self.OPTIONS[t[0]](self, s, t)
-        self._opt_key, self._opt_val = key, opts
-        return opts
+        if self._opt_key != key:
+            t = t if t is not None else self.top(s)
+            self._opt_key, self._opt_val = key, (t, self.OPTIONS[t[0]](self, s, t))
+        return self._opt_val
 
     def count_activation(self, s) -> bool:
         """Count one activation (or pass); True when the activation limit truncates the game here."""
@@ -237,10 +240,15 @@ class CoreMixin:
         return self.both_flight_points(s)[p]
 
     def both_flight_points(self, s) -> tuple[int, int]:
-        """:meth:`flight_points` of both sides, from one read of the arrays."""
-        status, fp = s.u_status.tolist(), s.fp.tolist()
-        (a0, b0), (a1, b1) = self._side_span
-        return fp[0] + status[a0:b0].count(RETIRED), fp[1] + status[a1:b1].count(RETIRED)
+        """:meth:`flight_points` of both sides, from one read of the arrays (kept while the statuses
+        and Flight Points are unchanged)."""
+        key = s.u_status.tobytes() + s.fp.tobytes()
+        if key != self._fp_key:
+            status, fp = s.u_status.tolist(), s.fp.tolist()
+            (a0, b0), (a1, b1) = self._side_span
+            self._fp_key = key
+            self._fp = fp[0] + status[a0:b0].count(RETIRED), fp[1] + status[a1:b1].count(RETIRED)
+        return self._fp
 
     # ------------------------------------------------------ moving counters
     def enter(self, s, u: int, y: int, carry_leaders: bool = True) -> None:

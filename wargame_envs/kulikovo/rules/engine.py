@@ -53,8 +53,8 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         from ..observation import build_layout, prepare
         self.obs_layout = build_layout(self)
         prepare(self)
-        self._opt_key = None
-        self._opt_val: list[int] = []
+        self._opt_key, self._opt_val = None, None   # _pending's memo: state bytes -> (task, options)
+        self._mask_of, self._mask = None, None      # legal_mask's: the options list it was made from
         self._hidden_cache = None
         self._unit_index = np.arange(self.U, dtype=np.int32)
         self._ambush_index = np.asarray(self.ambush_units, dtype=np.int64)
@@ -263,24 +263,26 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         return int(s.stack[sp - 1, 1])
 
     def legal_mask(self, s) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
         if s.g[G_OVER]:
-            return mask
-        t = self.top(s)
-        mask[self._options(s, t)] = True
-        return mask
+            return np.zeros(self.num_actions, dtype=bool)
+        opts = self._pending(s)[1]
+        if self._mask_of is not opts:  # one mask per options list (the memo keeps the list alive)
+            self._mask = np.zeros(self.num_actions, dtype=bool)
+            self._mask[opts] = True
+            self._mask_of = opts
+        return self._mask.copy()
 
     def legal_actions(self, s) -> list[int]:
         if s.g[G_OVER]:
             return []
-        return sorted(self._options(s, self.top(s)))
+        return sorted(self._pending(s)[1])
 
     def apply(self, s, action: int, dice) -> None:
         if s.g[G_OVER]:
             raise ValueError("the game is over")
-        t = self.top(s)
+        t, opts = self._pending(s)
         a = int(action)
-        if a not in self._options(s, t):
+        if a not in opts:
             from ...core.errors import IllegalActionError
             raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[t[0]]}'")
         s.g[G_DECISIONS] += 1

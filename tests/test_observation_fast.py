@@ -1,6 +1,7 @@
-"""The incremental observations (``core.planes.PlaneBuffer``) equal each battle's from-scratch
+"""Each battle's fast ``observe`` (compiled kernels, caches) equals its from-scratch Python
 ``observe_reference`` at every step of random games, for both players, also when states are observed
-out of order (earlier clones, another game in between), as a search agent would."""
+out of order (earlier clones, another game in between), as a search agent would. (The kernels' Python
+source against their compiled form: ``test_kernels.py``.)"""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ import numpy as np
 import pytest
 
 from wargame_envs import registry
-from wargame_envs.core import planes
 from wargame_envs.core.dice import Dice
 
 
@@ -22,14 +22,14 @@ BATTLES = [name for name in registry.BATTLES if hasattr(observation_module(name)
 
 
 def mismatch(engine, s, player: int) -> str | None:
-    """None when the incremental and the reference observation agree, else where they differ."""
+    """None when the fast and the reference observation agree, else where they differ."""
     fast, slow = engine.observe(s, player), observation_module(engine.name).observe_reference(engine, s, player)
     if np.array_equal(fast, slow):
         return None
     lay = engine.obs_layout
     bad = np.flatnonzero(fast != slow)[:5]
     names = [lay.planes[i // lay.n_hexes] if i < lay.plane_block.stop else f"feature@{i}" for i in bad]
-    return f"player {player}: differs at {names} (incremental {fast[bad]}, reference {slow[bad]})"
+    return f"player {player}: differs at {names} (fast {fast[bad]}, reference {slow[bad]})"
 
 
 def play_and_compare(engine, seed: int, max_steps: int = 700) -> list[str]:
@@ -57,7 +57,7 @@ def play_and_compare(engine, seed: int, max_steps: int = 700) -> list[str]:
 
 
 @pytest.mark.parametrize("name", BATTLES)
-def test_incremental_observation_matches_reference(name):
+def test_fast_observation_matches_reference(name):
     engine = registry.make_engine(name)
     for seed in (100, 101, 102):
         assert play_and_compare(engine, seed) == []
@@ -65,7 +65,7 @@ def test_incremental_observation_matches_reference(name):
 
 @pytest.mark.parametrize("name", BATTLES)
 def test_one_engine_observing_two_games_in_turn_stays_exact(name):
-    """Each step redraws what the other game changed."""
+    """Nothing cached for one game leaks into the other's observations."""
     engine = registry.make_engine(name)
     games = [(Dice(seed), np.random.default_rng(seed)) for seed in (5, 6)]
     states = [engine.new_state(None, dice) for dice, _ in games]
@@ -79,17 +79,16 @@ def test_one_engine_observing_two_games_in_turn_stays_exact(name):
             engine.apply(s, int(legal[rng.integers(legal.size)]), dice)
 
 
-@pytest.mark.parametrize("name", BATTLES)
-def test_the_comparison_catches_a_buffer_that_stops_redrawing(name, monkeypatch):
-    """Guard for the tests above: a buffer whose entity groups are never redrawn after their first
-    drawing must be reported."""
-    real_diff = planes.PlaneBuffer._diff
+KERNEL_BATTLES = [name for name in BATTLES if hasattr(observation_module(name), "_draw_pieces")]
 
-    def first_time_only(self, group, keys, n):
-        return real_diff(self, group, keys, n) if group not in self._groups else None
 
-    monkeypatch.setattr(planes.PlaneBuffer, "_diff", first_time_only)
-    assert play_and_compare(registry.make_engine(name), 100, max_steps=300)
+@pytest.mark.parametrize("name", KERNEL_BATTLES)
+def test_the_comparison_catches_a_kernel_that_draws_nothing(name, monkeypatch):
+    """Guard for the tests above: with the piece-drawing kernel replaced by one that draws nothing,
+    the comparison must report differences."""
+    module = observation_module(name)
+    monkeypatch.setattr(module, "_draw_pieces", lambda obs, *tables: None)
+    assert play_and_compare(registry.make_engine(name), 100, max_steps=50)
 
 
 @pytest.mark.parametrize("name", BATTLES)
