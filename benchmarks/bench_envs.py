@@ -243,7 +243,7 @@ def machine_info() -> dict[str, Any]:
 
 
 def versions() -> dict[str, str | None]:
-    return {d: _version(d) for d in ("wargame-envs", "numpy", "gymnasium", "pettingzoo", "chess", "open_spiel")}
+    return {d: _version(d) for d in ("wargame-envs", "numpy", "numba", "gymnasium", "pettingzoo", "chess", "open_spiel")}
 
 
 def ratios(battle: dict[str, Any], yardsticks: dict[str, dict[str, Any]]) -> dict[str, float]:
