@@ -79,7 +79,6 @@ class ObsTables:
             [int(side == p) for side in D.leader_side], list(D.leader_corps)], dtype=np.int64) for p in (0, 1))
         self.leader_values = np.asarray(D.leader_value, dtype=np.float32) / 3.0
         self.planes = np.array([at[name] for name in KERNEL_PLANES], dtype=np.int64)
-        self.neighbors = D.grid.neighbors.astype(np.int64)
         # what the slow features read: guns (hexes, owners), the cup and some globals (the mask keeps those)
         self.features_span = slice(layout["a_hex"][0], layout["g"][1])
         read = set(range(layout["a_hex"][0], layout["a_owner"][1])) | set(range(*layout["cup"]))
@@ -90,7 +89,7 @@ class ObsTables:
                                       dtype=np.int32)
         self.features_cache: dict = {}
         # --- arrays for the vectorised reference
-        self.side, self.corps = np.asarray(D.unit_side), np.asarray(D.unit_corps)
+        self.corps = np.asarray(D.unit_corps)
         self.is_inf = np.asarray(D.unit_kind) == 0
         self.strength_array = strength
         self.nb = np.vstack([D.grid.neighbors.astype(np.int64), np.full((1, 6), -1, np.int64)])
@@ -116,7 +115,7 @@ def observe(E, s, player: int) -> np.ndarray:
     obs = T.template.copy()
     active = g[G_ACTIVE]
     _draw_pieces(obs, s.buf, T.spans, T.units[player], T.strengths, T.leaders[player], T.leader_values, T.planes,
-                 T.neighbors, player, active, E.D.corps_side[active] if active >= 0 else -1)
+                 E.D.grid.neighbors, player, active, E.D.corps_side[active] if active >= 0 else -1)
     for i in _selected(E, T, s, g):
         obs[i] = 1.0
     obs[T.feature_block] = _cached_slow_features(E, T, s, player, g)
@@ -296,7 +295,7 @@ def _reference_planes(E, T: ObsTables, s, player: int, g: list) -> np.ndarray:
     uh, ud, uf = s.u_hex, s.u_dis, s.u_flags
     u = np.flatnonzero(uh >= 0)
     h, d, f = uh[u], ud[u] == 1, uf[u]
-    own = (T.side[u] == player).astype(np.int64)
+    own = (D.unit_side_array[u] == player).astype(np.int64)
     strength_at = np.where(T.is_inf[u], T.inf_at[own], T.cav_at[own]) + h
     strength = T.strength_array[d.astype(np.int64), u]
     order = np.argsort(strength, kind="stable")
@@ -316,7 +315,7 @@ def _reference_planes(E, T: ObsTables, s, player: int, g: list) -> np.ndarray:
     ones.append(at["enemy_must_be_attacked"] + h[foe & ((f & F_MUST_DEF) != 0) & ((f & F_DEF) == 0)])
     in_atk = (f & F_IN_ATK) != 0
     if active >= 0 and in_atk.any():
-        att_side = T.side[u] == D.corps_side[active]
+        att_side = D.unit_side_array[u] == D.corps_side[active]
         ones.append(at["attack_attackers"] + h[in_atk & att_side])
         ones.append(at["attack_defenders"] + h[in_atk & ~att_side])
     obs[np.concatenate(ones)] = 1.0
