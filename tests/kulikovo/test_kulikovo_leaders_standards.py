@@ -64,7 +64,9 @@ def test_13_4_real_dmitri_escapes_on_5_to_9():
 
 def test_13_4_false_dmitri_hidden_from_mongol_observation():
     eng = engine()
-    a = eng.new_state({"false_dmitri": True}, ScriptedDice([7, 2]))
+    d0 = ScriptedDice([7, 2])
+    a = eng.new_state({"false_dmitri": True}, d0)
+    eng.apply(a, A("LEADER", "Dmitri"), d0)  # 13.4: the real Dmitri with the Standard
     pos = eng.to_position(a)
     names = [l["name"] for l in eng.sc.leaders]
     i, j = names.index("Dmitri"), names.index("False Dmitri")

@@ -9,7 +9,7 @@ until one army rolls over its Flight Level. Rules, clarifications and the covera
 |---|---|
 | Agents | ``russian`` (player 0), ``mongol`` (player 1) |
 | Action space | ``Discrete(1057)`` |
-| Observation space | ``Dict(observation=Box(0, 1, (34109,), float32), action_mask=Box(0, 1, (1057,), int8))`` |
+| Observation space | ``Dict(observation=Box(0, 1, (34110,), float32), action_mask=Box(0, 1, (1057,), int8))`` |
 | Rewards | +1 win / -1 loss at the end; 0 on truncation; optional shaped Flight Point difference |
 | Import | ``from wargame_envs.kulikovo import env`` or ``wargame_envs.make("kulikovo_v0")`` |
 
@@ -22,7 +22,7 @@ decision.
 
 Action space
 ------------
-One flat ``Discrete(1057)``; the pending decision (``infos[agent]["decision"]``, and the one-hot
+One flat ``Discrete(1057)``; the pending decision (``env.unwrapped.decision_name()``, ``infos[agent]["decision_id"]``, and the one-hot
 ``decision_kind`` feature) gives each block its meaning:
 
 | block | first | last | meaning |
@@ -42,7 +42,9 @@ move Standard (hex), reaction fire (yes/no), return fire (yes/no), counter-charg
 (facing/no), shock select (unit/end), shock mode (shock all, shock unattacked, charge into hex),
 resolve next (defender hex), defence (stand, retreat before shock hex, counter-charge facing),
 advance after retreat before shock (unit/no), advance pick on a tie (unit), retreat path (hex), facing,
-and in ``setup="free"`` the Ambush Regiment hexes, unit facings and leader hexes.
+and in ``setup="free"`` the Ambush Regiment hexes, unit facings and leader hexes; under the False
+Dmitri rule (either setup) the first decision is the Russian's hidden choice of the Dmitri counter that
+stands with the Standard (a LEADER action, 13.4).
 
 Action masks
 ------------
@@ -65,11 +67,11 @@ Dmitri is real under the False Dmitri rule.
 | `own_zoc`, `enemy_zoc`, `own_in_command`, `own_done` | planes | 25272 | 972 each |
 | `elevation` (/2), `woods` | planes | 29160 | 972 each |
 | `decision_unit`, `own_ambush_hidden` (Russian only), `legal_hex` | planes | 31104 | 972 each |
-| `decision_kind` | feature | 34020 | 23 |
-| `to_decide`, `own_activation`, `own_flight_points`, `enemy_flight_points` (/100), `activations`, `free_activation` | features | 34043 | 1 each |
-| `own_command_active`, `enemy_command_active`, `own_command_rating`, `enemy_command_rating` | features | 34049 | 8 each |
-| `own_leader_in_play`, `enemy_leader_in_play`, `own_leader_real` | features | 34081 | 8 each |
-| `ambush_placed` (1), `standard_captured` (2), `decision_unit_mp` (1) | features | 34105 | |
+| `decision_kind` | feature | 34020 | 24 |
+| `to_decide`, `own_activation`, `own_flight_points`, `enemy_flight_points` (/100), `activations`, `free_activation` | features | 34044 | 1 each |
+| `own_command_active`, `enemy_command_active`, `own_command_rating`, `enemy_command_rating` | features | 34050 | 8 each |
+| `own_leader_in_play`, `enemy_leader_in_play`, `own_leader_real` | features | 34082 | 8 each |
+| `ambush_placed` (1), `standard_captured` (2), `decision_unit_mp` (1) | features | 34106 | |
 
 (``ObservationLayout.describe()`` prints the full table.)
 
@@ -87,7 +89,11 @@ Options (``reset(options=...)`` or ``env(options=...)``)
 * ``max_activations``: activation (and pass) limit, default 150; reaching it truncates the game (never a
   win). 0 = no limit.
 * ``ambush_hexes``: six hex ids for the Ambush Regiment (historical setup).
-* ``position``: a dict as ``env.position()`` / ``engine.to_position`` produce, to start anywhere.
+* ``position``: a dict as ``env.position()`` / ``engine.to_position`` produce (taken at any pending
+  decision), or a hand-written one (``position.py``), to start anywhere; every field is checked.
+
+Options are type-checked (``core.options``; ``"false"`` is not a bool); unknown names are ignored with a
+warning. ``engine.summary(state)`` gives the whole state (hidden information included) as a plain dict.
 
 Version history
 ---------------

@@ -63,7 +63,7 @@ N_GLOBALS = 24
 # decisions (the top of the stack waits for the named player's action)
 D_SETUP_AMBUSH, D_SETUP_FACE, D_SETUP_LEADER, D_FREE, D_CONTINUITY, D_SEIZE, D_PLACE_REPL, D_MF_SELECT, \
     D_UNIT_ACT, D_LEADER_MOVE, D_STD_MOVE, D_REACT, D_RETURN, D_CC_FIRE, D_SHOCK_SELECT, D_SHOCK_MODE, \
-    D_RESOLVE_PICK, D_DEFENSE, D_RBS_ADVANCE, D_ADV_PICK, D_RETREAT, D_FACE = range(1, 23)
+    D_RESOLVE_PICK, D_DEFENSE, D_RBS_ADVANCE, D_ADV_PICK, D_RETREAT, D_FACE, D_SETUP_DMITRI = range(1, 24)
 DECISION_NAMES = {
     D_SETUP_AMBUSH: "setup: Ambush Regiment hex", D_SETUP_FACE: "setup: unit facing",
     D_SETUP_LEADER: "setup: leader hex", D_FREE: "free activation", D_CONTINUITY: "continuity",
@@ -74,8 +74,9 @@ DECISION_NAMES = {
     D_RESOLVE_PICK: "shock: resolve next", D_DEFENSE: "defend: stand, retreat or counter-charge",
     D_RBS_ADVANCE: "advance after retreat before shock", D_ADV_PICK: "advance after shock: which unit",
     D_RETREAT: "retreat path", D_FACE: "facing",
+    D_SETUP_DMITRI: "setup: Dmitri counter with the Standard",  # 13.4, hidden from the Mongol player
 }
-N_DECISION_KINDS = 23
+N_DECISION_KINDS = 24
 # automatic steps
 A_ACTIVATE, A_ACT_START, A_END_ACT, A_FLIGHT, A_FIRE, A_RESOLVE, A_AFTER_ROLL, A_POST, A_CC_CHARGE, \
     A_HEROIC, A_SETUP_DONE = range(40, 51)

@@ -252,7 +252,7 @@ class ActivationMixin:
             s.log.append(f"Standard leaves Retired {self.uname(s, u)}: DR {dr} {self.udef[u]:+d} = {adj} -> "
                          f"{'eliminated' if dies else 'holds'} [14.1]")
             if dies:
-                self.eliminate(s, u)
+                self.eliminate(s, u, dice)
         s.log.append(f"{PLAYER_NAMES[p]} Standard moves {self.hid(int(s.std_hex[p]))} -> {self.hid(a)} [14.1]")
         s.std_hex[p] = a
         self.push(s, D_CONTINUITY, p)

@@ -136,7 +136,7 @@ class CoreMixin:
                 u = t[2]
                 if s.u_hex[u] >= 0 and s.u_status[u] != RETIRED:
                     s.log.append(f"{self.uname(s, u)} cannot retreat: eliminated [12.1]")
-                    self.eliminate(s, u)
+                    self.eliminate(s, u, dice)
 
     def _pending(self, s, t: list[int] | None = None) -> tuple[list[int], list[int]]:
         """The pending decision: its task (the top of the stack; ``t`` when the caller has just read it)
@@ -251,10 +251,11 @@ class CoreMixin:
         return self._fp
 
     # ------------------------------------------------------ moving counters
-    def enter(self, s, u: int, y: int, carry_leaders: bool = True) -> None:
+    def enter(self, s, u: int, y: int, dice, carry_leaders: bool = True) -> None:
         """Put unit ``u`` into hex ``y`` (movement, retreat, advance, charge, placement): leaders stacked
-        with it go along; a lone enemy Standard or leader there is captured (14.2, 13.3); a Mongol unit
-        that gains LOS to the Ambush Regiment reveals it (15.2)."""
+        with it go along; a lone enemy Standard or leader there is captured (14.2, 13.3; a captured real
+        Dmitri under 13.4 gets his escape roll with ``dice``); a Mongol unit that gains LOS to the Ambush
+        Regiment reveals it (15.2)."""
         x = int(s.u_hex[u])
         p = self.uplayer[u]
         if x >= 0:
@@ -266,14 +267,14 @@ class CoreMixin:
         s.hex_unit[y] = u
         q = 1 - p
         if s.std_hex[q] == y and not s.std_captured[q]:
-            self.capture_standard(s, q, u)
+            self.capture_standard(s, q, u, dice)
         for l in self.leaders_at(s, y, q):
             s.log.append(f"{self.sc.leaders[l]['name']} alone in {self.hid(y)} is captured by {self.uname(s, u)} [13.3]")
-            self.kill_leader(s, l, None)
+            self.kill_leader(s, l, dice)
         if p == 1 and not s.g[G_AMBUSH_PLACED]:
             self.check_ambush_los(s, y, u)
 
-    def capture_standard(self, s, q: int, u: int) -> None:
+    def capture_standard(self, s, q: int, u: int, dice) -> None:
         s.std_captured[q] = 1
         s.fp[q] += self.sc.victory["standard"]
         s.log.append(f"{self.uname(s, u)} captures the {('Russian', 'Mongol')[q]} Standard: +{self.sc.victory['standard']} FP [14.2]")
@@ -281,9 +282,9 @@ class CoreMixin:
         for v in self.side_units[q]:
             if st[v] == RETIRED:
                 s.log.append(f"{self.uname(s, v)} (Retired) is eliminated: Standard lost [14.2]")
-                self.eliminate(s, v)
+                self.eliminate(s, v, dice)
 
-    def eliminate(self, s, u: int) -> None:
+    def eliminate(self, s, u: int, dice) -> None:
         x = int(s.u_hex[u])
         p = self.uplayer[u]
         s.u_status[u] = ELIMINATED
@@ -293,22 +294,22 @@ class CoreMixin:
         s.u_hex[u] = -1
         s.fp[p] += self.sc.type_fp[self.utype[u]]
         if x >= 0:
-            self.displace_leaders(s, x, p)
+            self.displace_leaders(s, x, p, dice)
 
-    def disorder(self, s, u: int) -> None:
+    def disorder(self, s, u: int, dice) -> None:
         """12.1; a Disordered (or Retired) unit that is Disordered again Retires (precedent 12.1)."""
         if s.u_status[u] == NORMAL:
             s.u_status[u] = DISORDERED
         else:
-            self.retire(s, u)
+            self.retire(s, u, dice)
 
-    def retire(self, s, u: int) -> None:
+    def retire(self, s, u: int, dice) -> None:
         """12.2: placed as close to its Standard as possible and marked Retired; Eliminated instead when
         the Standard has been captured (12.2, 14.2)."""
         p = self.uplayer[u]
         if s.std_captured[p]:
             s.log.append(f"{self.uname(s, u)} would Retire but its Standard is lost: eliminated [12.2]")
-            self.eliminate(s, u)
+            self.eliminate(s, u, dice)
             return
         x = int(s.u_hex[u])
         s.u_status[u] = RETIRED
@@ -328,17 +329,18 @@ class CoreMixin:
             if key is None or k < key:
                 best, key = h, k
         if best < 0:
-            self.eliminate(s, u)
+            self.eliminate(s, u, dice)
             return
         if x >= 0:
             s.hex_unit[x] = -1
-            self.displace_leaders(s, x, p)
+            self.displace_leaders(s, x, p, dice)
             s.u_hex[u] = -1
-        self.enter(s, u, best, carry_leaders=False)
+        self.enter(s, u, best, dice, carry_leaders=False)
 
-    def displace_leaders(self, s, h: int, p: int) -> None:
+    def displace_leaders(self, s, h: int, p: int, dice) -> None:
         """13.3: a surviving leader whose unit is gone joins the nearest unit of his command; if he is
-        surrounded by enemy units and/or ZOC he is captured."""
+        surrounded by enemy units and/or ZOC he is captured (a real Dmitri under 13.4 then gets his
+        escape roll with ``dice``)."""
         ls = self.leaders_at(s, h, p)
         if not ls:
             return
@@ -353,13 +355,13 @@ class CoreMixin:
             surrounded = all(t < 0 or (occ[t] >= 0 and self.uplayer[occ[t]] != p) or t in zoc for t in nbrs)
             if surrounded:
                 s.log.append(f"{self.sc.leaders[l]['name']} is surrounded in {self.hid(h)}: captured [13.3]")
-                self.kill_leader(s, l, None)
+                self.kill_leader(s, l, dice)
                 continue
             target = self.nearest_friend(s, h, p, self.lcmd[l])
             if target < 0:
                 target = int(s.std_hex[p]) if not s.std_captured[p] else -1
             if target < 0:
-                self.kill_leader(s, l, None)
+                self.kill_leader(s, l, dice)
             else:
                 s.l_hex[l] = target
 

@@ -14,16 +14,17 @@ import numpy as np
 
 from ...core.engine import Engine
 from ...core.errors import ScenarioError
+from ...core.options import Option, check_options
 from ..actions import FACING_NAMES
 from ..data import PLAYERS, TYPES, load_scenario
 from ..state import (
     A_ACT_START, A_ACTIVATE, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_FLIGHT, A_HEROIC, A_POST,
     A_RESOLVE, D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT,
     D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH,
-    D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES,
+    D_SETUP_DMITRI, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES,
     DISORDERED, ELIMINATED, G_AMBUSH_PLACED, G_DECISIONS, G_FD, G_MAX_ACT, G_OVER, G_SETUP_FREE, G_SP,
-    G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LF_FD, LF_OC, LF_REAL, NORMAL, RETIRED,
-    state_class,
+    G_ACTIVATIONS, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES, LF_FD, LF_OC,
+    LF_REAL, NORMAL, RETIRED, STATUS_NAMES, state_class,
 )
 from .activation import PLAYER_NAMES, ActivationMixin
 from .core import CoreMixin
@@ -33,7 +34,14 @@ from .leaders import LeaderMixin
 from .movement import MovementMixin
 from .shock import ShockMixin
 
-OPTION_KEYS = ("setup", "false_dmitri", "max_activations", "position", "ambush_hexes")
+# reset options (core.options: type-checked; unknown names warned about and ignored)
+RESET_OPTIONS = {
+    "setup": Option(str, "historical", choices=("historical", "free")),
+    "false_dmitri": Option(bool, False),
+    "max_activations": Option(int, None, low=0),  # None: the position's, else DEFAULT_MAX_ACTIVATIONS; 0: no limit
+    "ambush_hexes": Option(object, None),  # six hex ids; their content is checked by _initial (15.2)
+    "position": Option(object, None),  # checked by position.build_state
+}
 
 
 class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, FireMixin, ShockMixin, HiddenInfoMixin,
@@ -61,27 +69,22 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
 
     # ----------------------------------------------------------- lifecycle
     def new_state(self, options: dict[str, Any] | None, dice):
-        options = dict(options or {})
-        # keys other than OPTION_KEYS are ignored (PettingZoo's api_test passes arbitrary options)
-        setup = options.get("setup", "historical")
-        if setup not in ("historical", "free"):
-            raise ScenarioError(f"options: field 'setup' = {setup!r}: expected 'historical' or 'free'")
-        fd = options.get("false_dmitri", False)
-        if not isinstance(fd, bool):
-            raise ScenarioError(f"options: field 'false_dmitri' = {fd!r}: expected a bool")
-        max_act = options.get("max_activations", self.DEFAULT_MAX_ACTIVATIONS)
-        if not isinstance(max_act, int) or isinstance(max_act, bool) or max_act < 0:
-            raise ScenarioError(f"options: field 'max_activations' = {max_act!r}: expected an integer >= 0 (0: no limit)")
-        if "position" in options:
+        opts = check_options("kulikovo", options, RESET_OPTIONS)
+        max_act = opts["max_activations"]
+        if opts["position"] is not None:
             from ..position import build_state
-            s = build_state(self, options["position"], options)
-            if not s.g[G_AMBUSH_PLACED]:
+            pos = opts["position"]
+            s = build_state(self, pos)
+            if max_act is not None:  # the option overrides the position's limit
+                s.g[G_MAX_ACT] = max_act
+            if "internal" not in pos and not s.g[G_AMBUSH_PLACED]:
                 hexes = s.u_hex.tolist()
                 for u in self.side_units[1]:
                     if hexes[u] >= 0 and not s.g[G_AMBUSH_PLACED]:
                         self.check_ambush_los(s, hexes[u], u)
         else:
-            s = self._initial(setup, fd, max_act, options.get("ambush_hexes"))
+            max_act = self.DEFAULT_MAX_ACTIVATIONS if max_act is None else max_act
+            s = self._initial(opts["setup"], opts["false_dmitri"], max_act, opts["ambush_hexes"])
         self._settle(s, dice)
         return s
 
@@ -127,11 +130,10 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
                     continue
             elif ld["overall"] and ld["player"] == 0:
                 s.l_flags[l] |= LF_REAL
-                if fd:
-                    s.l_hex[l] = sc.false_dmitri["real_start_hex"]
             if fd and ld["overall"] and ld["player"] == 0:
                 s.l_flags[l] |= LF_FD
                 s.l_rating[l] = sc.false_dmitri["rating_while_both"]
+                s.l_hex[l] = -1  # placed by the Russian's hidden choice (D_SETUP_DMITRI, 13.4)
         if self.ambush_units:
             first = int(s.ambush[0])
             for l in self.cmd_leaders[self.ambush_cmd]:
@@ -140,6 +142,8 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         for p in range(2):
             s.std_hex[p] = sc.standards[p]
         self.push(s, A_HEROIC, 0)
+        if fd and setup == "historical":
+            self.push(s, D_SETUP_DMITRI, 0)
         if setup == "free":
             for l in reversed(self.side_leaders[1]):
                 self.push(s, D_SETUP_LEADER, 1, l)
@@ -147,6 +151,8 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
                 self.push(s, D_SETUP_FACE, 1, u)
             for l in reversed(self._russian_leader_order(fd)):
                 self.push(s, D_SETUP_LEADER, 0, l)
+            if fd:
+                self.push(s, D_SETUP_DMITRI, 0)
             for u in reversed(self.side_units[0]):
                 self.push(s, D_SETUP_FACE, 0, u)
             for k in reversed(range(len(self.ambush_units))):
@@ -157,10 +163,11 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         return s
 
     def _russian_leader_order(self, fd: bool) -> list[int]:
-        real = [l for l in self.side_leaders[0] if self.sc.leaders[l]["overall"] and not self.sc.leaders[l]["false_dmitri"]]
-        false = [l for l in self.side_leaders[0] if self.sc.leaders[l]["false_dmitri"]] if fd else []
+        """Free set-up order of the Russian leaders; under 13.4 the Dmitri counters are placed through
+        D_SETUP_DMITRI instead, in an order that does not depend on which one is real."""
+        real = [] if fd else [l for l in self.side_leaders[0] if self.sc.leaders[l]["overall"] and not self.sc.leaders[l]["false_dmitri"]]
         rest = [l for l in self.side_leaders[0] if not self.sc.leaders[l]["overall"]]
-        return real + false + rest
+        return real + rest
 
     def _parse_ambush(self, hexes) -> list[int]:
         if not isinstance(hexes, (list, tuple)) or len(hexes) != len(self.ambush_units):
@@ -172,6 +179,7 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             out.append(self.grid.index[h])
         if len(set(out)) != len(out):
             raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: hexes must differ")
+        self.check_ambush_hexes(out)  # 15.2 (rules/leaders.py)
         return out
 
     # ---------------------------------------------------------- setup (free)
@@ -236,12 +244,8 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             if self.lcmd[l] == self.ambush_cmd:
                 return sorted(int(h) for h in s.ambush)
             non_ambush = {hexes[u] for u in self.side_units[0] if hexes[u] >= 0}
-            if ld["overall"] and s.g[G_FD]:
-                if ld["false_dmitri"]:  # 13.4: the other Dmitri goes with the Standard or another unit
-                    real = next(x for x in self.side_leaders[0] if s.l_flags[x] & LF_REAL)
-                    rh = int(s.l_hex[real])
-                    return [std] if rh != std else sorted(non_ambush - {rh})
-                return sorted(non_ambush | {std})
+            if ld["overall"] and s.g[G_FD]:  # 13.4: the Dmitri not with the Standard goes with another unit
+                return sorted(non_ambush - {std})
             return sorted({hexes[u] for u in self.cmd_units[self.lcmd[l]] if hexes[u] >= 0})
         out = set()
         for u in self.cmd_units[self.lcmd[l]]:  # 15.3: atop or within 1 hex of a unit of the command
@@ -254,6 +258,22 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
     def do_setup_leader(self, s, t, a, dice) -> None:
         self.pop(s)
         s.l_hex[t[2]] = a
+
+    # 13.4 (False Dmitri): which counter stands with the Standard is the Russian's hidden choice; both
+    # counters look alike to the Mongol player, so the choice leaves his observation unchanged.
+    def opt_setup_dmitri(self, s, t) -> list[int]:
+        return [self.AL.LEADER + l - self.side_leader_first[0] for l in self.side_leaders[0] if s.l_flags[l] & LF_FD]
+
+    def do_setup_dmitri(self, s, t, a, dice) -> None:
+        self.pop(s)
+        at_std = self.side_leader_first[0] + a - self.AL.LEADER
+        other = next(l for l in self.side_leaders[0] if s.l_flags[l] & LF_FD and l != at_std)
+        if s.g[G_SETUP_FREE]:
+            s.l_hex[at_std] = s.std_hex[0]
+            self.push(s, D_SETUP_LEADER, 0, other)
+        else:  # historical: the Standard's hex (15.1) and the False Dmitri's hex of oob.toml
+            s.l_hex[at_std] = self.sc.false_dmitri["real_start_hex"]
+            s.l_hex[other] = next(ld["hex"] for ld in self.sc.leaders if ld["false_dmitri"])
 
     # ------------------------------------------------------------- contract
     def current_player(self, s) -> int:
@@ -311,12 +331,53 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             return "game over"
         return DECISION_NAMES[self.top(s)[0]]
 
+    # Indexed by decision kind (kind 0 is unused); the last name is "game over".
+    decision_names = tuple(DECISION_NAMES.get(k, "none") for k in range(max(DECISION_NAMES) + 1)) + ("game over",)
+
+    def decision_id(self, s) -> int:
+        return len(self.decision_names) - 1 if s.g[G_OVER] else int(self.top(s)[0])
+
     def pending(self, s) -> dict[str, Any]:
         """The pending decision: kind name, player and the unit/leader/hex it concerns (public)."""
         if s.g[G_OVER]:
             return {"decision": "game over"}
         t = self.top(s)
         return {"decision": DECISION_NAMES[t[0]], "kind": t[0], "player": t[1], "args": t[2:]}
+
+    def summary(self, s) -> dict[str, Any]:
+        """The whole state as a plain JSON-friendly dict, hidden information included (an analysis tool,
+        not a player's view): activation count and limit, Flight Points (16.0, Retired units counted) and
+        Flight Levels, every unit, leader and Standard, the Ambush Regiment and the False Dmitri rule."""
+        from ..position import unit_id
+        ids = self.grid.ids
+        cp = self.current_player(s)
+        fp = self.both_flight_points(s)
+        return {
+            "battle": self.name,
+            "to_move": self.agents[cp] if cp >= 0 else None,
+            "decision": self.decision_name(s),
+            "over": bool(s.g[G_OVER]),
+            "truncated": bool(s.g[G_TRUNC]),
+            "winner": self.agents[int(s.g[G_WINNER])] if s.g[G_OVER] and s.g[G_WINNER] >= 0 else None,
+            "activations": int(s.g[G_ACTIVATIONS]),
+            "max_activations": int(s.g[G_MAX_ACT]),
+            "flight_points": {self.agents[p]: int(fp[p]) for p in range(2)},
+            "flight_levels": {self.agents[p]: int(self.flight_level[p]) for p in range(2)},
+            "units": [{"id": unit_id(self, u), "side": self.agents[self.uplayer[u]], "type": TYPES[self.utype[u]],
+                       "command": self.sc.commands[self.ucmd[u]]["name"],
+                       "hex": ids[int(s.u_hex[u])] if s.u_hex[u] >= 0 else None, "facing": int(s.u_face[u]),
+                       "status": STATUS_NAMES[int(s.u_status[u])]} for u in range(self.U)],
+            "leaders": [{"name": ld["name"], "side": self.agents[ld["player"]],
+                         "command": self.sc.commands[ld["command"]]["name"],
+                         "hex": ids[int(s.l_hex[l])] if s.l_hex[l] >= 0 else None,
+                         "state": LEADER_STATE_NAMES[int(s.l_state[l])], "rating": int(s.l_rating[l]),
+                         "range": int(s.l_range[l]), "overall_commander": bool(s.l_flags[l] & LF_OC),
+                         "real_dmitri": bool(s.l_flags[l] & LF_REAL)} for l, ld in enumerate(self.sc.leaders)],
+            "standards": {self.agents[p]: {"hex": ids[int(s.std_hex[p])], "captured": bool(s.std_captured[p])}
+                          for p in range(2)},
+            "ambush": {"placed": bool(s.g[G_AMBUSH_PLACED]), "hexes": [ids[int(h)] for h in s.ambush]},
+            "false_dmitri": bool(s.g[G_FD]),
+        }
 
     def observe(self, s, player: int) -> np.ndarray:
         from ..observation import observe
@@ -326,13 +387,13 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         from ..position import to_position
         return to_position(self, s)
 
-    def render_ansi(self, s) -> str:
+    def render_ansi(self, s, viewer: int | None = None) -> str:
         from ..view import render_ansi
-        return render_ansi(self, s)
+        return render_ansi(self, s, viewer)
 
-    def scene(self, s):
+    def scene(self, s, viewer: int | None = None):
         from ..view import scene
-        return scene(self, s)
+        return scene(self, s, viewer)
 
     def check_invariants(self, s) -> list[str]:
         if self._invariants_fast_ok(s):
@@ -364,7 +425,7 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             return False
         ls = s.l_state
         inplay = (ls == 0) | (ls == 2) | (ls == 3)
-        if ((s.l_hex[inplay] < 0) | (s.l_hex[inplay] >= self.N)).any():
+        if ((s.l_hex[inplay] < 0) | (s.l_hex[inplay] >= self.N)).any() and not self._in_setup(s):
             return False
         over = bool(s.g[G_OVER])
         if not over and s.g[G_SP] <= 0:
@@ -372,6 +433,11 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         if over and not s.g[G_TRUNC] and s.g[G_WINNER] not in (0, 1):
             return False
         return True
+
+    def _in_setup(self, s) -> bool:
+        """Set-up decisions pending (the heroic combat that starts the game still on the stack): leaders
+        may still be off the map."""
+        return bool((s.stack[:max(0, int(s.g[G_SP])), 0] == A_HEROIC).any())
 
     def _invariant_messages(self, s) -> list[str]:
         out = []
@@ -407,7 +473,7 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             if not 0 <= s.std_hex[p] < self.N:
                 out.append(f"{PLAYERS[p]} Standard off the map")
         for l in range(self.NL):
-            if s.l_state[l] in (0, 2, 3) and not 0 <= s.l_hex[l] < self.N:
+            if s.l_state[l] in (0, 2, 3) and not 0 <= s.l_hex[l] < self.N and not self._in_setup(s):
                 out.append(f"leader {self.sc.leaders[l]['name']} in play but off the map")
         sp = int(s.g[G_SP])
         if not s.g[G_OVER] and not 0 < sp:
@@ -454,6 +520,8 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             return f"{who}: {verb} {unit_slot(v)}"
         if block == "LEADER":
             l = self.side_leader_first[p] + v
+            if kind == D_SETUP_DMITRI:
+                return f"{who}: {self.sc.leaders[l]['name'] if l < self.NL else v} with the Standard [13.4]"
             return f"{who}: move leader {self.sc.leaders[l]['name'] if l < self.NL else v}"
         subj = ""
         if kind in (D_UNIT_ACT, D_SHOCK_MODE, D_RETREAT, D_FACE, D_SETUP_FACE, D_DEFENSE, D_CC_FIRE):
@@ -486,7 +554,7 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
     # --------------------------------------------------------- dispatch tables
     OPTIONS = {
         D_SETUP_AMBUSH: opt_setup_ambush, D_SETUP_FACE: opt_setup_face, D_SETUP_LEADER: opt_setup_leader,
-        D_FREE: ActivationMixin.opt_free, D_CONTINUITY: ActivationMixin.opt_continuity,
+        D_SETUP_DMITRI: opt_setup_dmitri, D_FREE: ActivationMixin.opt_free, D_CONTINUITY: ActivationMixin.opt_continuity,
         D_SEIZE: ActivationMixin.opt_seize, D_PLACE_REPL: ActivationMixin.opt_place_repl,
         D_MF_SELECT: ActivationMixin.opt_mf_select, D_UNIT_ACT: MovementMixin.opt_unit_act,
         D_LEADER_MOVE: ActivationMixin.opt_leader_move, D_STD_MOVE: ActivationMixin.opt_std_move,
@@ -498,7 +566,7 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
     }
     APPLY = {
         D_SETUP_AMBUSH: do_setup_ambush, D_SETUP_FACE: do_setup_face, D_SETUP_LEADER: do_setup_leader,
-        D_FREE: ActivationMixin.do_free, D_CONTINUITY: ActivationMixin.do_continuity,
+        D_SETUP_DMITRI: do_setup_dmitri, D_FREE: ActivationMixin.do_free, D_CONTINUITY: ActivationMixin.do_continuity,
         D_SEIZE: ActivationMixin.do_seize, D_PLACE_REPL: ActivationMixin.do_place_repl,
         D_MF_SELECT: ActivationMixin.do_mf_select, D_UNIT_ACT: MovementMixin.do_unit_act,
         D_LEADER_MOVE: ActivationMixin.do_leader_move, D_STD_MOVE: ActivationMixin.do_std_move,

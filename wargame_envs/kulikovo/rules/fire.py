@@ -9,7 +9,7 @@ from ..geometry import CAT, FLANK, FRONT, FRONT_DIRS, REAR
 from ..state import (
     F_CC_WAIT,
     A_CC_CHARGE, A_FIRE, A_RESOLVE, D_CC_FIRE, D_FACE, D_RETREAT, D_RETURN, D_UNIT_ACT, DISORDERED,
-    F_ACTED, F_CC_OK, F_DONE, F_FIRED, F_RETURNED, F_RETURNING, F_STOPPED, F_XBOW_REACTED, G_ACTIVE, G_SP,
+    F_ACTED, F_CC_OK, F_CHARGING, F_DECLARED, F_DONE, F_FIRED, F_RETURNED, F_RETURNING, F_STOPPED, F_XBOW_REACTED, G_ACTIVE, G_SP,
     NORMAL, RETIRED,
 )
 
@@ -81,8 +81,10 @@ class FireMixin:
 
     # --------------------------------------------------------- counter-charge
     def cc_eligible(self, s, d: int, attackers: list[int]) -> bool:
-        """11.3: H/M neither Disordered nor in the ZOC of another enemy unit."""
-        if self.utype[d] not in (H, M) or s.u_status[d] != NORMAL:
+        """11.3: H/M neither Disordered nor in the ZOC of another enemy unit. A phasing unit that has
+        declared its Shock or Charge (its one attack of the activation, 10.0) may not counter-charge the
+        reaction fire its charge move draws: that would be a second attack (clarification C37)."""
+        if self.utype[d] not in (H, M) or s.u_status[d] != NORMAL or s.u_flags[d] & F_DECLARED:
             return False
         zoc = self.zoc_map(s, self.uplayer[d])
         others = [e for e in zoc.get(int(s.u_hex[d]), []) if e not in attackers]
@@ -254,15 +256,22 @@ class FireMixin:
         if adj >= self.sc.fire_drm["leader_check_at"]:
             self.leader_check_fire(s, h, self.uplayer[u], dice)
         if res & EL:
-            self.eliminate(s, u)
+            self.eliminate(s, u, dice)
         elif res & RT:
-            self.retire(s, u)
+            self.retire(s, u, dice)
         else:
             if res & DD:
                 was = int(s.u_status[u])
-                self.disorder(s, u)
+                self.disorder(s, u, dice)
                 if was == NORMAL and s.u_mp[u] > 0:
                     s.u_mp[u] = max(0, int(s.u_mp[u]) - (self.uma[u] - self.udis_ma[u]))
+                if s.u_flags[u] & F_CHARGING:
+                    # 11.1, 12.1: Disordered units may not Charge: reaction fire that Disorders a charger
+                    # during its charge move turns its charge into a normal Shock (as 11.3 does for a
+                    # Disordered counter-charger): no charge DRM, no Charge Table, no reluctance roll
+                    s.u_flags[u] &= ~F_CHARGING
+                    s.log.append(f"{self.uname(s, u)} is Disordered during its charge: it will Shock without "
+                                 f"charging [11.1, 12.1]")
             if res & DR and s.u_hex[u] >= 0 and s.u_status[u] != RETIRED:
                 self.push(s, D_RETREAT, self.uplayer[u], u, 0, src_hex)
 
@@ -275,7 +284,13 @@ class FireMixin:
             s.log.append(f"{self.uname(s, cc)} finds no way to reach {self.uname(s, enemy)}: counter-charge lapses [11.3]")
             return
         if y != s.u_hex[cc]:
-            self.enter(s, cc, y)
+            self.enter(s, cc, y, dice)
+        if q == s.g[G_ACTIVE]:
+            # 11.3: a phasing unit counter-charging the reaction fire its move drew has made its attack
+            # of the activation ("resolved as if it were a normal Charge"; 10.0: one Shock or Charge per
+            # unit): it declares no Shock or Charge later, and its Move/Fire is over, in its
+            # counter-charge facing (11.3 play note) (clarification C37)
+            s.u_flags[cc] |= F_DECLARED | F_DONE | F_ACTED
         self.push(s, A_RESOLVE, q, enemy, cc, 1)
 
     # -------------------------------------------------------------- retreat
@@ -317,9 +332,14 @@ class FireMixin:
         return out
 
     def retreat_sources(self, s, t) -> list[int]:
-        u, mode, ref = t[2], t[3], t[4]
+        """Hexes of the units inflicting the retreat (12.1): task (player, unit, mode, ref hex, unit making a
+        Continued Attack or -1); mode 0: away from ``ref``; mode 1 (a defender): away from its attackers
+        (in a Continued Attack, the continuing unit alone, 12.4)."""
+        u, mode, ref, ca = t[2], t[3], t[4], t[5]
         if mode == 0:
             return [ref]
+        if ca >= 0:
+            return [int(s.u_hex[ca])] if s.u_hex[ca] >= 0 else [ref]
         hexes = s.u_hex.tolist()
         tg = s.u_tgt.tolist()
         src = [hexes[a] for a in range(self.U) if hexes[a] >= 0 and u in tg[a]]
@@ -337,10 +357,10 @@ class FireMixin:
         opts = self.retreat_options(s, u, self.retreat_sources(s, t))
         v = next(bc for y, bc in opts if y == a)
         s.log.append(f"{self.uname(s, u)} retreats to {self.hid(a)} [12.1]")
-        self.enter(s, u, a)
+        self.enter(s, u, a, dice)
         if v >= 0:
             s.log.append(f"it retreats through {self.uname(s, v)}, which is {'Disordered' if s.u_status[v] == NORMAL else 'Retired'} [12.1]")
-            self.disorder(s, v)
+            self.disorder(s, v, dice)
         if s.u_hex[u] >= 0:
             self.push(s, D_FACE, q, u)
 

@@ -9,6 +9,8 @@ same command.
 
 from __future__ import annotations
 
+from ...core.errors import ScenarioError
+from ..data import TYPES
 from ..state import (
     F_INCMD, G_AMBUSH_PLACED, G_FD, L_ACTIVE, L_GONE, L_HIDDEN, L_PENDING, L_REPL, L_REPL_DEAD, LF_FD, LF_OC,
     LF_REAL, NORMAL,
@@ -195,15 +197,18 @@ class LeaderMixin:
             s.l_state[other] = L_GONE
             s.l_hex[other] = -1
             s.l_flags[other] &= ~LF_OC
-            if dice is not None:
-                dr = dice.roll(10, low=0)
-                if dr >= self.sc.tests["dmitri_escape_min"]:
-                    s.l_hex[l] = std if std >= 0 else s.l_hex[l]
-                    s.l_rating[l] = self.sc.false_dmitri["escaped_rating"]
-                    s.log.append(f"The slain Dmitri was the real one: escape DR {dr} -> he fights his way out, "
-                                 f"rating {int(s.l_rating[l])} [13.4]")
-                    return
-                s.log.append(f"The slain Dmitri was the real one: escape DR {dr} -> killed [13.4]")
+            # 13.4: every death of the real Dmitri gets the escape roll (in shock, by fire, captured alone
+            # or surrounded, 13.3)
+            dr = dice.roll(10, low=0)
+            if dr >= self.sc.tests["dmitri_escape_min"]:
+                # atop his Standard; with the Standard lost, with the nearest unit of his (13.3)
+                dest = std if std >= 0 else self.nearest_friend(s, int(s.l_hex[l]), p, self.lcmd[l])
+                s.l_hex[l] = dest if dest >= 0 else s.l_hex[l]
+                s.l_rating[l] = self.sc.false_dmitri["escaped_rating"]
+                s.log.append(f"The slain Dmitri was the real one: escape DR {dr} -> he fights his way out, "
+                             f"rating {int(s.l_rating[l])} [13.4]")
+                return
+            s.log.append(f"The slain Dmitri was the real one: escape DR {dr} -> killed [13.4]")
         if s.l_flags[l] & LF_OC:
             s.l_flags[l] &= ~LF_OC
             s.fp[p] += vic["overall_commander"]
@@ -233,6 +238,41 @@ class LeaderMixin:
                      f"(rating {int(s.l_rating[l])}, range {int(s.l_range[l])}) [13.3]")
 
     # ---------------------------------------------------------------- ambush
+    def check_ambush_hexes(self, hexes: list[int]) -> None:
+        """15.2: the written hexes of the Ambush Regiment (the ``ambush_hexes`` option) must be legal for
+        stacking (8.0: no combat unit of the set-up in them), out of the line of sight of every Mongol
+        unit at the start (its set-up hex; LOS as for the Regiment, C12) and contiguous. Otherwise a
+        ScenarioError names the hex and the reason."""
+        ids = self.grid.ids
+        sc = self.sc
+
+        def fail(h: int, why: str) -> None:
+            raise ScenarioError(f"options: field 'ambush_hexes' = {ids[h]!r}: {why}")
+
+        ambush = set(self.ambush_units)
+        start = {sc.unit_hex[u]: u for u in range(self.U) if u not in ambush and sc.unit_hex[u] >= 0}
+        for h in hexes:
+            if h in start:
+                u = start[h]
+                fail(h, f"occupied at the start by the {('Russian', 'Mongol')[self.uplayer[u]]} "
+                        f"{TYPES[self.utype[u]]} of {sc.commands[self.ucmd[u]]['name']} (8.0: no stacking)")
+        mongol = [sc.unit_hex[u] for u in self.side_units[1] if sc.unit_hex[u] >= 0]
+        for h in hexes:
+            vis = self.geo.visible_from(h)
+            seer = next((m for m in mongol if vis[m]), None)
+            if seer is not None:
+                fail(h, f"the Mongol unit at {ids[seer]} can trace a line of sight to it at the start (15.2)")
+        group, todo = {hexes[0]}, [hexes[0]]
+        while todo:
+            x = todo.pop()
+            for y in self.geo.adj[x]:
+                if y in hexes and y not in group:
+                    group.add(y)
+                    todo.append(y)
+        for h in hexes:
+            if h not in group:
+                fail(h, f"not contiguous with {ids[hexes[0]]} (15.2: the Regiment's hexes are contiguous)")
+
     def check_ambush_los(self, s, h: int, u: int) -> None:
         amb = tuple(s.ambush.tolist())
         if self.geo.seen_from_any(amb)[h]:

@@ -112,12 +112,12 @@ class MovementMixin:
             return
         if a >= al.DIR:
             for _, y, c in self.step_options(s, u, directions=(a - al.DIR,)):
-                self.move_step(s, u, y, c)
+                self.move_step(s, u, y, c, dice)
                 return
             raise AssertionError("step not legal")
         self.start_fire(s, u, int(s.hex_unit[a]), reaction=False)
 
-    def move_step(self, s, u: int, y: int, cost: int) -> None:
+    def move_step(self, s, u: int, y: int, cost: int, dice) -> None:
         p = self.uplayer[u]
         x = int(s.u_hex[u])
         zoc = self.zoc_map(s, p)
@@ -125,7 +125,7 @@ class MovementMixin:
             s.u_left[u] = zoc[x][0]
         s.u_mp[u] -= cost
         s.u_flags[u] |= F_MOVED | F_ACTED | F_LEFT_HEX
-        self.enter(s, u, y)
+        self.enter(s, u, y, dice)
         if s.u_status[u] == RETIRED:
             s.u_mp[u] = 0
         if y in zoc:

@@ -166,7 +166,7 @@ class ShockMixin:
             return
         x = int(s.u_hex[u])
         s.u_flags[u] |= F_CHARGING
-        self.enter(s, u, a)
+        self.enter(s, u, a, dice)
         fe = self.frontal_enemies(s, u)
         s.u_tgt[u] = (fe + [-1, -1])[:2]
         for d in fe:
@@ -192,6 +192,18 @@ class ShockMixin:
             if d in s.u_tgt[a].tolist() and dist[h, dh] == 1:
                 out.append(a)
         return out
+
+    def attack_party(self, s, d: int, ca: int) -> list[int]:
+        """The units attacking ``d``: its declared attackers (:meth:`attackers_of`), or for a Continued
+        Attack (12.4) by unit ``ca`` that unit alone: units whose earlier attack named ``d`` (resolved,
+        the defender since retreated next to the continuing unit) take no part in it."""
+        if ca < 0:
+            return self.attackers_of(s, d)
+        h, dh = int(s.u_hex[ca]), int(s.u_hex[d])
+        if h < 0 or dh < 0 or s.u_status[ca] not in (NORMAL, DISORDERED) or self.geo.dist[h, dh] != 1 \
+                or d not in s.u_tgt[ca].tolist():
+            return []
+        return [ca]
 
     def opt_resolve_pick(self, s, t) -> list[int]:
         p = t[1]
@@ -240,7 +252,7 @@ class ShockMixin:
 
     def opt_defense(self, s, t) -> list[int]:
         d = t[2]
-        att = self.attackers_of(s, d)
+        att = self.attack_party(s, d, t[3])
         if not att:
             return []
         opts = self.rbs_hexes(s, d, att) + [self.AL.FACE + f for f in self.cc_shock_facings(s, d, att)]
@@ -251,7 +263,7 @@ class ShockMixin:
         self.pop(s)
         if a == self.AL.option("NO"):
             return
-        att = self.attackers_of(s, d)
+        att = self.attack_party(s, d, t[3])
         x = int(s.u_hex[d])
         if a < self.N:
             dis = False
@@ -267,7 +279,7 @@ class ShockMixin:
                 tg = s.u_tgt[u].tolist()
                 s.u_tgt[u] = [-1 if v == d else v for v in tg]
             s.u_flags[d] |= F_RESOLVED
-            self.enter(s, d, a)
+            self.enter(s, d, a, dice)
             if dis:
                 s.u_status[d] = DISORDERED
             self.push(s, D_RBS_ADVANCE, 1 - q, x, *att[:6])
@@ -318,7 +330,9 @@ class ShockMixin:
         return atk, dfn
 
     def auto_resolve(self, s, t, dice) -> None:
-        p, d, cc = t[1], t[2], t[3]
+        """Resolve the attack on ``d`` (task: player, defender, counter-charger or -1, flag, unit making a
+        Continued Attack or -1)."""
+        p, d, cc, ca = t[1], t[2], t[3], t[5]
         if s.u_hex[d] < 0:
             return
         if cc >= 0:
@@ -328,12 +342,17 @@ class ShockMixin:
             charging = {cc} if s.u_status[cc] == NORMAL and self.utype[cc] in (H, M) else set()
             group_a, group_d = {cc}, {d}
         else:
-            att = self.attackers_of(s, d)
+            att = self.attack_party(s, d, ca)
             if not att:
                 s.u_flags[d] |= F_RESOLVED
                 return
             charging = {a for a in att if s.u_flags[a] & F_CHARGING}
-            group_a, group_d = self.battle_group(s, d, att)
+            if ca >= 0:
+                # 12.4, 10.2 item 1: a Continued Attack is its own battle: the continuing unit against
+                # the enemies it now attacks (clarification C26)
+                group_a, group_d = {ca}, {v for v in s.u_tgt[ca].tolist() if v >= 0}
+            else:
+                group_a, group_d = self.battle_group(s, d, att)
         sc = self.sc
         sd = sc.shock_drm
         x = int(s.u_hex[d])
@@ -419,35 +438,35 @@ class ShockMixin:
         if res & (DD | RT | EL):
             self.leader_check_shock(s, d, dice)
         if res & EL:
-            self.eliminate(s, d)
+            self.eliminate(s, d, dice)
             vacated = x
         elif res & RT:
-            self.retire(s, d)
+            self.retire(s, d, dice)
             vacated = x
         elif res & DD:
-            self.disorder(s, d)
+            self.disorder(s, d, dice)
             if s.u_hex[d] != x:
                 vacated = x
         retreats = []
         if res & DR and s.u_hex[d] == x and s.u_status[d] != RETIRED:
-            retreats.append((1 - p, d, 1, x))
+            retreats.append((1 - p, d, 1, x, ca))
             vacated = x
         # attacker results
         for a in att:
             if res & AD:
                 s.u_flags[a] |= F_DIS_IN_ATTACK
                 self.leader_check_shock(s, a, dice)
-                self.disorder(s, a)
+                self.disorder(s, a, dice)
             if res & AR and s.u_hex[a] >= 0 and s.u_status[a] != RETIRED:
-                retreats.append((p, a, 0, x))
-        self.push(s, A_AFTER_ROLL, p, d, cc, vacated, int(bool(res & CA)))
-        for (who, u, mode, ref) in reversed(retreats):
-            self.push(s, D_RETREAT, who, u, mode, ref)
+                retreats.append((p, a, 0, x, -1))
+        self.push(s, A_AFTER_ROLL, p, d, cc, vacated, int(bool(res & CA)), ca)
+        for (who, u, mode, ref, by) in reversed(retreats):
+            self.push(s, D_RETREAT, who, u, mode, ref, by)
 
     def auto_after_roll(self, s, t, dice) -> None:
         """10.3 / 12.4: name the unit that advances (or continues the attack) into the vacated hex; units
         that have finished all their attacks then advance (``A_POST``)."""
-        p, d, cc, vac, ca = t[1], t[2], t[3], t[4], t[5]
+        p, d, cc, vac, ca, ca_unit = t[1], t[2], t[3], t[4], t[5], t[6]
         fl_all = s.u_flags.tolist()
         ccv = s.u_ccv.tolist()
         for w in self.side_units[p]:
@@ -457,6 +476,8 @@ class ShockMixin:
                     self.push(s, A_CC_CHARGE, p, w, d)
         if cc >= 0:
             att = [cc]
+        elif ca_unit >= 0:
+            att = [ca_unit]  # 12.4: only the continuing unit took part
         else:
             att = [a for a in self.side_units[p] if d in s.u_tgt[a].tolist()]
         if vac >= 0 and s.hex_unit[vac] < 0:
@@ -470,7 +491,7 @@ class ShockMixin:
                     s.u_flags[tied[0]] |= flag
                     s.u_vac[tied[0]] = vac
                 else:
-                    self.push(s, A_AFTER_ROLL, p, d, cc, -1, 0)  # re-run for the posts after the pick
+                    self.push(s, A_AFTER_ROLL, p, d, cc, -1, 0, ca_unit)  # re-run for the posts after the pick
                     self.push(s, D_ADV_PICK, p, vac, flag, *tied[:6])
                     return
         tg = s.u_tgt.tolist()
@@ -505,7 +526,7 @@ class ShockMixin:
             return
         if fl & F_CA:
             s.log.append(f"{self.uname(s, a)} advances to {self.hid(vac)} to continue the attack [12.4]")
-            self.enter(s, a, vac)
+            self.enter(s, a, vac, dice)
             tgd = self.targeted(s, p)
             fe = [v for v in self.frontal_enemies(s, a) if v not in tgd]
             if not fe:
@@ -515,12 +536,12 @@ class ShockMixin:
             s.u_tgt[a] = (fe + [-1, -1])[:2]
             for v in reversed(fe):
                 s.u_flags[v] &= ~F_RESOLVED
-                self.push(s, A_RESOLVE, p, v, -1, 0)
-                self.push(s, D_DEFENSE, 1 - p, v)
+                self.push(s, A_RESOLVE, p, v, -1, 0, a)
+                self.push(s, D_DEFENSE, 1 - p, v, a)
             return
         if fl & F_ADV and not fl & F_DIS_IN_ATTACK:
             s.log.append(f"{self.uname(s, a)} advances to {self.hid(vac)} [10.3]")
-            self.enter(s, a, vac)
+            self.enter(s, a, vac, dice)
             self.push(s, D_FACE, p, a)
 
     def opt_rbs_advance(self, s, t) -> list[int]:
@@ -539,7 +560,7 @@ class ShockMixin:
             return
         u = a - self.AL.UNIT + self.side_first[p]
         s.log.append(f"{self.uname(s, u)} advances into {self.hid(vac)}; it may not shock this activation [10.1]")
-        self.enter(s, u, vac)
+        self.enter(s, u, vac, dice)
         s.u_flags[u] |= F_RBS_DONE
         s.u_tgt[u] = -1
 
