@@ -48,7 +48,7 @@ class MCTSAgent:
 
     ``simulations``: simulations per decision. ``c_uct``: exploration constant (values lie in
     [-1, 1]). ``rollout``: ``"random"``, ``"scripted"`` (the battle's scripted agent, found through
-    ``agents.registry`` on the first decision) or any agent (``act(engine, state, player, mask)``)
+    ``agents.scripted`` on the first decision) or any agent (``act(engine, state, player, mask)``)
     used to play out simulations. ``rollout_depth``: decisions a rollout may play before the heuristic
     value is taken. ``value_scale``: score difference that maps to tanh(1) at the cut.
     """
@@ -85,9 +85,9 @@ class MCTSAgent:
     def _rollout_policy(self, engine):
         """None for uniform random rollouts, else the agent that plays them out."""
         if self._policy is None and self.rollout == "scripted":
-            from agents.registry import make_agent
+            from agents.scripted import make_scripted_agent
 
-            self._policy = make_agent("scripted", engine.name, self._rollout_seed)
+            self._policy = make_scripted_agent(engine.name, self._rollout_seed)
         return self._policy
 
     # ------------------------------------------------------------------ search

@@ -9,7 +9,13 @@ policy runs there.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
+
+
+class CheckpointNotFoundError(ValueError):
+    """A ``ckpt:`` path that names no file (a ``ValueError``, so agent-spec errors stay one kind)."""
 
 
 class PolicyAgent:
@@ -20,6 +26,8 @@ class PolicyAgent:
 
     def __init__(self, path, deterministic: bool = True, device: str = "cpu", seed: int | None = None,
                  battle: str | None = None, backend: str = "auto"):
+        if not Path(path).is_file():  # said before torch is looked for (issue 12 item 12)
+            raise CheckpointNotFoundError(f"checkpoint file not found: {path}")
         from training.checkpoints import CheckpointError, load_policy
         from training.selfplay import MlpActor
 

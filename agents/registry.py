@@ -15,28 +15,35 @@ spec            agent
 
 Errors: an unknown or malformed spec raises ``ValueError`` naming the spec and the choices; a spec
 whose agent module is missing (no scripted agent for the battle, no human or policy agent installed)
-raises :class:`AgentUnavailableError` (also a ``ValueError``) that says what is missing. Modules are
+raises :class:`AgentUnavailableError` (also a ``ValueError``) that says what is missing; so does a
+``ckpt:`` spec without the ``train`` extra (torch), naming ``pip install 'wargame-envs[train]'``. A
+``ckpt:`` path that is not a file is a ``ValueError`` saying "checkpoint file not found" (from
+:class:`agents.policy.PolicyAgent`). Modules are
 imported only when their spec is asked for, so ``random`` never pulls in torch.
 """
 
 from __future__ import annotations
 
 import importlib
-import inspect
+
+import numpy as np
+
+from agents.scripted import AgentUnavailableError, battle_short_name, construct, make_scripted_agent, scripted_agent_class
+
+__all__ = ["AGENT_SPECS", "DEFAULT_MCTS_SIMULATIONS", "AgentUnavailableError", "agent_seed", "battle_short_name",
+           "make_agent", "scripted_agent_class"]
 
 AGENT_SPECS = ("random", "scripted", "mcts", "mcts:N", "human", "ckpt:PATH")
 DEFAULT_MCTS_SIMULATIONS = 64
+# top-level modules of the ``train`` extra (pyproject.toml) that policy checkpoints need
+TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib")
 
 
-class AgentUnavailableError(ValueError):
-    """The spec is well formed but the module that provides its agent is missing."""
-
-
-def battle_short_name(battle: str) -> str:
-    """``berestechko_v0`` / ``berestechko`` -> ``berestechko``; KeyError for an unknown battle."""
-    from wargame_envs import registry
-
-    return registry.resolve(battle).rsplit("_v", 1)[0]
+def agent_seed(game_seed: int, player: int) -> int:
+    """The seed of player ``player``'s agent in a game whose dice are seeded ``game_seed``: independent
+    of the dice stream; ``wargames play`` and the evaluation harness both use it, so any evaluated game
+    replays with ``wargames play <battle> --p1 A --p2 B --seed <game seed>``."""
+    return int(np.random.SeedSequence([game_seed, player + 1]).generate_state(1)[0])
 
 
 def _bad_spec(spec: str, why: str = "") -> ValueError:
@@ -52,32 +59,6 @@ def _import_optional(module_name: str, spec: str, what: str):
         raise AgentUnavailableError(f"agent {spec!r} is not available yet: {what} ({module_name}) is not installed") from None
 
 
-def scripted_agent_class(battle: str):
-    """The ``*ScriptedAgent`` class defined in ``agents.<battle>_scripted``."""
-    short = battle_short_name(battle)
-    module_name = f"agents.{short}_scripted"
-    try:
-        module = importlib.import_module(module_name)
-    except ModuleNotFoundError as exc:
-        if exc.name not in (module_name, "agents"):
-            raise
-        raise AgentUnavailableError(
-            f"no scripted agent for {battle}: module {module_name} does not exist") from None
-    classes = [obj for name, obj in vars(module).items()
-               if name.endswith("ScriptedAgent") and inspect.isclass(obj) and obj.__module__ == module.__name__]
-    if len(classes) != 1:
-        found = [c.__name__ for c in classes] or "none"
-        raise AgentUnavailableError(f"{module_name} should define exactly one *ScriptedAgent class, found {found}")
-    return classes[0]
-
-
-def _construct(cls, *args, **optional):
-    """``cls(*args, **kw)`` with the keyword arguments of ``optional`` that ``cls`` accepts."""
-    params = inspect.signature(cls).parameters
-    takes_any = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
-    return cls(*args, **{k: v for k, v in optional.items() if takes_any or k in params})
-
-
 def make_agent(spec: str, battle: str, seed: int | None = None):
     """A fresh agent for ``battle`` from ``spec`` (see ``AGENT_SPECS``), seeded with ``seed``."""
     battle_short_name(battle)  # KeyError naming the battles for an unknown one
@@ -89,7 +70,7 @@ def make_agent(spec: str, battle: str, seed: int | None = None):
 
         return RandomAgent(seed)
     if kind == "scripted" and not colon:
-        return _construct(scripted_agent_class(battle), seed=seed)
+        return make_scripted_agent(battle, seed)
     if kind == "mcts":
         from agents.mcts import MCTSAgent
 
@@ -104,8 +85,14 @@ def make_agent(spec: str, battle: str, seed: int | None = None):
         return MCTSAgent(n, seed=seed)
     if kind == "human" and not colon:
         module = _import_optional("agents.human", spec, "the human (terminal) agent")
-        return _construct(module.HumanAgent, seed=seed)
+        return construct(module.HumanAgent, seed=seed)
     if kind == "ckpt" and arg:
         module = _import_optional("agents.policy", spec, "loading trained-policy checkpoints")
-        return _construct(module.PolicyAgent, arg, seed=seed, battle=battle)
+        try:
+            return construct(module.PolicyAgent, arg, seed=seed, battle=battle)
+        except ModuleNotFoundError as exc:
+            if (exc.name or "").partition(".")[0] not in TRAIN_EXTRA_MODULES:
+                raise
+            raise AgentUnavailableError(f"agent {spec!r} needs the optional training extra ({exc.name} is not "
+                                        f"installed): pip install 'wargame-envs[train]'") from None
     raise _bad_spec(spec)

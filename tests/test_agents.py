@@ -13,7 +13,7 @@ from agents.berestechko_scripted import BerestechkoScriptedAgent, attack_dice_at
 from agents.mcts import MCTSAgent
 from agents.registry import AGENT_SPECS, AgentUnavailableError, make_agent
 from race_game import RaceEngine  # race_v0: a second, tiny battle (fixture race_battle in conftest)
-from wargame_envs import cli
+from wargames_cli import cli
 from wargame_envs.berestechko import combat as C
 from wargame_envs.berestechko.state import CLOSE, RANGED, S
 from wargame_envs.core.dice import Dice

@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
+import os
+import subprocess
 import sys
 import types
+from pathlib import Path
 
 import pytest
 
-from wargame_envs import cli
-from wargame_envs.core.records import GameRecord
+from training import train as T
+from wargames_cli import cli
+from wargame_envs.core.records import RECORD_FORMAT, GameRecord
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("wargame_envs", "agents", "training", "wargames_cli")
+
+
+def run_python(code: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def one_error_line(err: str, fragment: str) -> None:
+    """``err`` is exactly one ``error: ...`` line holding ``fragment``, and no traceback."""
+    assert err.startswith("error: ") and err.count("\n") == 1 and fragment in err and "Traceback" not in err, err
 
 
 def test_help_and_usage_errors(capsys):
@@ -112,14 +131,18 @@ def test_same_seed_same_game(race_battle, tmp_path):
      "action #6 (1) is illegal"),
     (json.dumps({"format": "wargame-record/1", "env": "nowhere_v0", "seed": 1, "options": {}, "actions": []}),
      "no battle 'nowhere_v0'"),
+    (json.dumps({"format": "wargame-record/1", "env": "race_v0", "seed": -1, "options": {}, "actions": []}),
+     "field 'seed' = -1"),
+    (json.dumps({"format": "wargame-record/1", "env": "race_v0", "seed": 1, "options": {}, "actions": [],
+                 "players": ["north"]}), "field 'players' = ['north']"),
+    ('{"format": "wargame-record/1", "options": ' + "[" * 50_000 + "]" * 50_000 + "}", "nested too deeply"),
 ])
 @pytest.mark.parametrize("fmt", ["text", "png"])
 def test_corrupt_record(race_battle, tmp_path, capsys, content, fragment, fmt):
     path = tmp_path / "bad.json"
     path.write_text(content)
     assert cli.main(["replay", str(path), "--format", fmt, "--out", str(tmp_path)]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("error: ") and fragment in err and "Traceback" not in err
+    one_error_line(capsys.readouterr().err, fragment)
 
 
 def test_missing_record_and_folder(tmp_path, capsys):
@@ -135,3 +158,235 @@ def test_berestechko_play_and_replay(tmp_path, capsys):
     assert cli.main(["replay", str(record), "--format", "png", "--every", "1000000", "--out", str(tmp_path)]) == 0
     assert (tmp_path / "decision_0001.png").exists() and (tmp_path / "final.png").exists()
     assert "error" not in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- structure (issue 12 item 14)
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports anywhere in its source (functions included)."""
+    graph = {}
+    for package in PACKAGES:
+        for path in (ROOT / package).rglob("*.py"):
+            parts = list(path.relative_to(ROOT).with_suffix("").parts)
+            is_init = parts[-1] == "__init__"
+            name = ".".join(parts[:-1] if is_init else parts)
+            here = name if is_init else name.rpartition(".")[0]
+            deps = set()
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.Import):
+                    deps |= {a.name for a in node.names}
+                elif isinstance(node, ast.ImportFrom):
+                    base = node.module or ""
+                    if node.level:
+                        up = here.split(".")[: len(here.split(".")) - node.level + 1]
+                        base = ".".join(up + ([base] if base else []))
+                    deps |= {base} | {f"{base}.{a.name}" for a in node.names}
+            graph[name] = {d for d in deps if d.split(".")[0] in PACKAGES}
+    return {m: {d for d in deps if d in graph and d != m} for m, deps in graph.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(m):
+        state[m] = 1
+        stack.append(m)
+        for d in sorted(graph[m]):
+            if state.get(d) == 1:
+                return stack[stack.index(d):] + [d]
+            if d not in state and (found := visit(d)):
+                return found
+        stack.pop()
+        state[m] = 2
+        return None
+
+    return next((c for m in sorted(graph) if m not in state and (c := visit(m))), None)
+
+
+def test_import_graph_has_no_cycle_and_the_library_depends_on_nothing_above_it():
+    graph = import_graph()
+    assert {"agents.mcts", "agents.registry", "training.evaluate", "wargames_cli.cli"} <= set(graph)
+    assert find_cycle(graph) is None
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]  # the check can fail
+    upward = {m: sorted(d for d in deps if not d.startswith("wargame_envs"))
+              for m, deps in graph.items() if m.startswith("wargame_envs")}
+    assert {m: d for m, d in upward.items() if d} == {}
+    assert [m for m, deps in graph.items() if not m.startswith("wargames_cli") and any(
+        d.startswith("wargames_cli") for d in deps)] == []
+
+
+def test_importing_and_playing_the_envs_loads_no_trainer_agents_or_torch():
+    result = run_python("""
+import sys
+import wargame_envs
+for name in sorted(wargame_envs.BATTLES):
+    env = wargame_envs.make(name, render_mode="ansi")
+    env.reset(seed=1)
+    for agent in env.agent_iter(max_iter=60):
+        obs, _, terminated, truncated, _ = env.last()
+        env.step(None if terminated or truncated else int(obs["action_mask"].nonzero()[0][0]))
+    env.render()
+print(sorted(m for m in sys.modules if m.split(".")[0] in ("training", "agents", "torch", "wargames_cli")))
+""")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- help (issue 12 item 9)
+def test_train_help_lists_every_training_option(capsys):
+    assert cli.main(["train", "--help"]) == 0
+    out = capsys.readouterr().out
+    options = [f"--{f.name.replace('_', '-')}" for f in dataclasses.fields(T.TrainArgs) if f.name != "battle"]
+    assert len(options) > 30 and [o for o in options if o not in out] == []
+    assert "80% move accuracy" in " ".join(out.split()) and "python -m training.train --help" not in out
+    assert "80% move accuracy" in " ".join(T.build_parser().format_help().split())  # a % in a help string no longer crashes
+
+
+def test_evaluate_help_needs_no_battle(capsys):
+    assert cli.main(["evaluate", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "--agents" in out and "--games" in out and "runs/evaluate/<battle>" in out
+
+
+def test_evaluate_writes_report_result_and_plot_by_default(race_battle, tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["evaluate", "race", "--agents", "random", "mcts:2", "--games", "1", "--workers", "1",
+                     "--no-progress"]) == 0
+    folder = Path("runs") / "evaluate" / "race"
+    assert sorted(p.name for p in folder.iterdir()) == ["plot.png", "report.md", "result.json"]
+    assert f"written: {folder / 'report.md'}, {folder / 'result.json'}, {folder / 'plot.png'}" in capsys.readouterr().out
+
+
+# --------------------------------------------------------------------------- errors (issue 12 items 11, 12)
+def test_bad_input_gives_one_error_line(race_battle, tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    unwritable = str(blocker / "sub")  # below a regular file: no folder can be made there
+    record = tmp_path / "game.json"
+    record.write_text(json.dumps({"format": RECORD_FORMAT, "env": "race_v0", "seed": 1, "options": {}, "actions": []}))
+    cases = [
+        (["play", "race", "--seed", "-1"], "--seed must be a non-negative integer, got -1"),
+        (["evaluate", "race", "--seed", "-3"], "--seed must be a non-negative integer, got -3"),
+        (["train", "berestechko", "--seed", "-2"], "--seed must be at least 0, got -2"),
+        (["train", "waterloo"], "unknown environment 'waterloo'"),
+        (["train", "berestechko", "--n-envs", "0"], "--n-envs must be at least 1, got 0"),
+        (["train", "berestechko", "--resume", "--overwrite"], "not both"),
+        (["train", "berestechko", "--out", unwritable, "--eval-games", "0"], f"--out {unwritable}: cannot write there"),
+        (["evaluate", "race", "--agents", "random", "mcts:1", "--out", unwritable], "cannot write there"),
+        (["replay", str(record), "--format", "png", "--out", unwritable], "cannot write there"),
+        (["play", "race", "--record", str(blocker / "g.json")], f"--record {blocker}: cannot write there"),
+        (["play", "race", "--render", "rgb_array", "--out", unwritable], "cannot write there"),
+        (["play", "race", "--p2", "ckpt:runs/absent/latest.zip"], "file not found: runs/absent/latest.zip"),
+        (["evaluate", "race", "--agents", "random", f"ckpt:{tmp_path / 'x.zip'}"], f"file not found: {tmp_path / 'x.zip'}"),
+    ]
+    for argv, fragment in cases:
+        assert cli.main(argv) == 2, argv
+        one_error_line(capsys.readouterr().err, fragment)
+
+
+# Without the optional extras: every module of [train] and [render] fails to import, as in a plain
+# `pip install wargame-envs`; the base commands still work.
+WITHOUT_EXTRAS = r"""
+import contextlib, io, json, sys
+for name in ("torch", "PIL", "tqdm", "matplotlib", "openskill", "stable_baselines3", "sb3_contrib", "tensorboard"):
+    sys.modules[name] = None
+from wargames_cli.cli import main
+results = []
+for argv in json.loads(sys.argv[1]):
+    err, out = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+        rc = main(argv)
+    results.append([rc, err.getvalue()])
+print(json.dumps(results))
+"""
+
+
+def test_without_the_optional_extras_commands_name_the_extra_to_install(tmp_path):
+    record = tmp_path / "game.json"
+    ckpt = tmp_path / "latest.zip"
+    ckpt.write_bytes(b"")
+    cases = [
+        (["list"], 0, ""),
+        (["play", "berestechko", "--seed", "1", "--record", str(record)], 0, ""),
+        (["replay", str(record)], 0, ""),
+        (["replay", str(record), "--format", "png", "--out", str(tmp_path)], 2, "pip install 'wargame-envs[render]'"),
+        (["replay", str(record), "--format", "gif", "--out", str(tmp_path)], 2, "pip install 'wargame-envs[render]'"),
+        (["play", "berestechko", "--render", "rgb_array", "--out", str(tmp_path)], 2, "pip install 'wargame-envs[render]'"),
+        (["evaluate", "berestechko", "--games", "1", "--out", str(tmp_path)], 2, "pip install 'wargame-envs[train]'"),
+        (["play", "berestechko", "--p2", f"ckpt:{ckpt}"], 2, "pip install 'wargame-envs[train]'"),
+        (["train", "berestechko", "--out", str(tmp_path / "run")], 2, "pip install 'wargame-envs[train]'"),
+    ]
+    result = run_python(WITHOUT_EXTRAS.replace("sys.argv[1]", repr(json.dumps([c[0] for c in cases]))), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    for (argv, rc, fragment), (got_rc, err) in zip(cases, json.loads(result.stdout)):
+        assert got_rc == rc, (argv, err)
+        if rc:
+            one_error_line(err, fragment)
+    assert not (tmp_path / "run").exists()
+
+
+# --------------------------------------------------------------------------- runs are kept (issue 12 item 8)
+def fake_run(out: Path) -> Path:
+    (out / "checkpoints").mkdir(parents=True)
+    for name in ("checkpoints/latest.zip", "checkpoints/latest.json", "eval.json", "evaluation/report.md", "notes.txt"):
+        (out / name).parent.mkdir(parents=True, exist_ok=True)
+        (out / name).write_text(name)
+    return out
+
+
+def test_train_refuses_a_folder_that_holds_a_run_unless_resume_or_overwrite(tmp_path, capsys):
+    out = fake_run(tmp_path / "run")
+    assert cli.main(["train", "berestechko", "--out", str(out), "--eval-games", "0"]) == 2
+    one_error_line(capsys.readouterr().err, f"{out} already holds a training run (checkpoints, eval.json, evaluation); "
+                                            "pass --resume to continue it or --overwrite to replace it")
+    assert (out / "checkpoints" / "latest.zip").read_text() == "checkpoints/latest.zip"  # untouched
+
+    T.prepare_out(T.TrainArgs(out=str(out), resume=True))  # resuming: the old evaluation describes the old checkpoint
+    assert sorted(p.name for p in out.iterdir()) == ["checkpoints", "notes.txt"]
+    assert (out / "checkpoints" / "latest.zip").exists()
+
+    fake_run(tmp_path / "run2")
+    T.prepare_out(T.TrainArgs(out=str(tmp_path / "run2"), overwrite=True))  # everything of the run, nothing else
+    assert [p.name for p in (tmp_path / "run2").iterdir()] == ["notes.txt"]
+    assert "--overwrite" in capsys.readouterr().err
+    T.prepare_out(T.TrainArgs(out=str(tmp_path / "fresh")))  # a new or empty folder needs neither
+    T.prepare_out(T.TrainArgs(out=str(tmp_path / "fresh")))
+
+
+# --------------------------------------------------------------------------- progress (issue 12 item 13)
+@pytest.mark.parametrize("tqdm_installed", [True, False])
+def test_image_replays_show_progress(race_battle, tmp_path, monkeypatch, capsys, tqdm_installed):
+    record = tmp_path / "game.json"
+    assert cli.main(["play", "race", "--seed", "5", "--record", str(record)]) == 0
+    images = len(GameRecord.load(record).actions) + 1
+    if not tqdm_installed:
+        monkeypatch.setitem(sys.modules, "tqdm", None)
+    capsys.readouterr()
+    assert cli.main(["replay", str(record), "--format", "gif", "--every", "1", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert "gif replay" in err and (f"{images}/{images}" in err)
+    assert ("it/s" in err or "image/s" in err) == tqdm_installed
+    assert cli.main(["replay", str(record), "--format", "png", "--no-progress", "--out", str(tmp_path)]) == 0
+    assert capsys.readouterr().err == ""
+
+
+# --------------------------------------------------------------------------- player views in replays
+def test_replay_draws_the_map_as_one_player_sees_it(tmp_path, capsys):
+    record_path = tmp_path / "b.json"
+    assert cli.main(["play", "berestechko", "--seed", "3", "--record", str(record_path)]) == 0
+    record = GameRecord.load(record_path)
+    agent = list(record.players)[1]
+    env = cli.registry.make(record.env, raw=True)
+    env.reset(seed=record.seed, options=record.options)
+    for action in record.actions:
+        env.step(action)
+    capsys.readouterr()
+    assert cli.main(["replay", str(record_path), "--view", agent]) == 0
+    out = capsys.readouterr().out
+    assert f"view: {agent}" in out and env.render_for(agent, "ansi") in out
+    assert cli.main(["replay", str(record_path), "--format", "png", "--every", "1000000", "--view", agent,
+                     "--out", str(tmp_path)]) == 0
+    assert (tmp_path / "final.png").exists()
+    capsys.readouterr()
+    assert cli.main(["replay", str(record_path), "--view", "napoleon"]) == 2
+    one_error_line(capsys.readouterr().err, "--view 'napoleon': expected one of")

@@ -96,6 +96,16 @@ def test_tournament_rejects_bad_input():
     with pytest.raises(ValueError, match="distinct"):
         run_tournament("berestechko", ["random", "random"], games=1, workers=1, progress=False)
     assert evaluate.main(["berestechko", "--agents", "random", "nobody", "--games", "1"]) == 2
+    with pytest.raises(evaluate.UsageError, match="seed must be a non-negative integer, got -1"):
+        run_tournament("berestechko", ["random", "scripted"], games=1, seed=-1, workers=1, progress=False)
+
+
+def test_checkpoint_described_at_the_head_of_the_report(tmp_path):
+    about = {"checkpoint": "runs/x/checkpoints/latest.zip", "timesteps": "512"}
+    result = run_tournament("berestechko", ["random", "scripted"], games=1, workers=1, out_dir=tmp_path,
+                            progress=False, about=about)
+    assert "- checkpoint: runs/x/checkpoints/latest.zip\n- timesteps: 512\n" in result.markdown()
+    assert json.loads((tmp_path / "result.json").read_text())["about"] == about
 
 
 # ------------------------------------------------------------------------ random baseline

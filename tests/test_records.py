@@ -45,6 +45,13 @@ def write(tmp_path, text: str):
     return path
 
 
+def nested(depth: int):
+    value: list = []
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
 def record_dict(**changes) -> dict:
     data = {"env": "race_v0", "seed": 1, "options": {}, "actions": [0, 0], "format": RECORD_FORMAT}
     data.update(changes)
@@ -56,19 +63,48 @@ def record_dict(**changes) -> dict:
     ("[1, 2]", "a game record is a JSON object, got list"),
     (json.dumps(record_dict(format="other/9")), "field 'format' = 'other/9'"),
     (json.dumps({k: v for k, v in record_dict().items() if k != "seed"}), "field 'seed' is missing"),
-    (json.dumps(record_dict(seed="1")), "field 'seed' = '1': expected int"),
-    (json.dumps(record_dict(seed=True)), "field 'seed' = True: expected int"),
+    (json.dumps(record_dict(seed="1")), "field 'seed' = '1': expected a non-negative integer"),
+    (json.dumps(record_dict(seed=True)), "field 'seed' = True: expected a non-negative integer"),
+    (json.dumps(record_dict(seed=-1)), "field 'seed' = -1: expected a non-negative integer"),
+    (json.dumps(record_dict(seed=1.0)), "field 'seed' = 1.0"),
+    (json.dumps(record_dict(seed=None)), "field 'seed' = None"),
+    (json.dumps(record_dict(env=7)), "field 'env' = 7: expected a non-empty string"),
+    (json.dumps(record_dict(env="")), "field 'env' = ''"),
+    (json.dumps(record_dict(options=[1])), "field 'options' = [1]: expected a table"),
+    (json.dumps(record_dict(options="none")), "field 'options' = 'none'"),
     (json.dumps(record_dict(actions={"0": 1})), "field 'actions'"),
+    (json.dumps(record_dict(actions=None)), "field 'actions' = None"),
     (json.dumps(record_dict(actions=[0, -1])), "field 'actions[1]' = -1"),
     (json.dumps(record_dict(actions=[0, "1"])), "field 'actions[1]' = '1'"),
+    (json.dumps(record_dict(actions=[0, 1.5])), "field 'actions[1]' = 1.5"),
+    (json.dumps(record_dict(actions=[[0]])), "field 'actions[0]' = [0]"),
+    (json.dumps(record_dict(players=["north", "south"])), "field 'players' = ['north', 'south']: expected a table"),
+    (json.dumps(record_dict(players="random")), "field 'players' = 'random'"),
+    (json.dumps(record_dict(players={"north": 3})), "field 'players' = {'north': 3}"),
+    (json.dumps(record_dict(returns="1,-1")), "field 'returns' = '1,-1': expected null or a list of finite numbers"),
+    (json.dumps(record_dict(returns=[1, True])), "field 'returns' = [1, True]"),
+    (json.dumps(record_dict(returns=[1, "x"])), "field 'returns'"),
+    (json.dumps(record_dict(final_digest=5)), "field 'final_digest' = 5: expected null or a string"),
+    (json.dumps(record_dict(illegal_action="yes")), "field 'illegal_action' = 'yes'"),
+    (json.dumps(record_dict(format=None)), "field 'format' = None"),
+    (json.dumps({k: v for k, v in record_dict().items() if k != "format"}), "field 'format' = None"),
+    (json.dumps({k: v for k, v in record_dict().items() if k != "env"}), "field 'env' is missing"),
+    (json.dumps({k: v for k, v in record_dict().items() if k != "options"}), "field 'options' is missing"),
     (json.dumps(record_dict(winner="north")), "unknown fields ['winner']"),
+    (json.dumps(record_dict(returns=[1.0, 0.0])).replace("1.0", "NaN"), "NaN is not a JSON number"),
+    (json.dumps(record_dict(returns=[1.0, 0.0])).replace("1.0", "Infinity"), "Infinity is not a JSON number"),
+    (json.dumps(record_dict(returns=[1.0, 0.0])).replace("1.0", "1e999"), "field 'returns' = [inf, 0.0]"),
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+    ('{"options": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
+    (json.dumps(record_dict(options={"position": nested(40)})), "field 'options' is nested more than 32 levels"),
+    (json.dumps(record_dict(seed="x" * 500)), "..."),  # a huge bad value is cut in the message
 ])
 def test_corrupt_record_names_the_problem(tmp_path, text, fragment):
     path = write(tmp_path, text)
     with pytest.raises(RecordError) as info:
         GameRecord.load(path)
     assert fragment in str(info.value)
-    assert str(path) in str(info.value)
+    assert str(path) in str(info.value) and len(str(info.value)) < len(str(path)) + 150  # one short line
 
 
 def test_missing_and_binary_files(tmp_path):
@@ -121,3 +157,9 @@ def test_bad_options_are_named():
     record = GameRecord(env="race_v0", seed=1, options={"position": {"pos": [9, 0]}})
     with pytest.raises(RecordError, match="record options do not make a valid game: position 'pos'"):
         replay_final(record, RaceEngine())
+
+
+def test_deeply_nested_options_built_in_code_are_refused():
+    with pytest.raises(RecordError, match="field 'options' is nested more than 32 levels deep"):
+        GameRecord.from_dict(record_dict(options={"position": nested(10_000)}))
+    GameRecord.from_dict(record_dict(options={"position": nested(30)}))  # deep but within the limit: accepted

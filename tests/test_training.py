@@ -126,7 +126,8 @@ def test_the_same_game_from_the_other_seat_is_a_loss_and_opponent_decisions_are_
     (PL, position({"Zemska": {"hex": "02", "activations": 1}, "Hrunka": "52"}, dice=[5, 1, 1], round=2),
      ["die:0", "unit:Zemska", "hex:02"], -1.0),
     # C-T's last activation ends round 2: the C-T learner wins on its own move
-    (CT, position({"Zemska": {"hex": "02", "activations": 2}, "Hrunka": {"hex": "52", "activations": 1}},
+    # (every unit of a side activated twice ends the round, 4.2: P-L keeps one activation here)
+    (CT, position({"Zemska": {"hex": "02", "activations": 1}, "Hrunka": {"hex": "52", "activations": 1}},
                   active="cossack_tatar", dice=[3, 1, 1], round=2), ["die:0", "unit:Hrunka", "hex:52"], 1.0),
 ])
 def test_terminal_reward_sign_on_the_learners_own_move(side, pos, steps, expected):
@@ -261,7 +262,7 @@ def test_training_smoke_writes_a_checkpoint_tensorboard_and_evaluation(trained):
     assert {"torch", "stable_baselines3", "sb3_contrib"} <= set(meta["versions"])
     assert any(e["name"].startswith("snapshot@") for e in meta["pool"])
     assert any(p.name.startswith("events.out.tfevents") for p in (out / "tb").iterdir())
-    assert set(json.loads((out / "eval.json").read_text())) == {"random", "scripted"}
+    assert set(json.loads((out / "eval.json").read_text())) == {"about", "random", "scripted"}
     assert not [p for p in (out / "checkpoints").iterdir() if p.name.endswith(".tmp")]
 
 
@@ -274,6 +275,16 @@ def test_resume_continues_timesteps_optimizer_and_pool(trained):
     assert {e["name"] for e in first_meta["pool"] if e["kind"] == "snapshot"} <= snaps
     ckpt = C.load_checkpoint(second.checkpoint, battle="berestechko", engine=ENGINE)
     assert ckpt.optimizer_state["state"]  # Adam moments were saved and reloaded
+    # issue 12 item 8: the evaluation beside the checkpoint describes that checkpoint, not the first run's
+    about = json.loads((out / "eval.json").read_text())["about"]
+    assert about == {"checkpoint": str(second.checkpoint), "timesteps": str(meta["timesteps"]),
+                     "zip_sha256": meta["zip_sha256"]}
+    assert about["timesteps"] != str(first_meta["timesteps"])
+
+
+def test_a_missing_checkpoint_file_is_named(tmp_path):
+    with pytest.raises(C.CheckpointError, match="absent.zip: checkpoint file not found"):
+        C.load_checkpoint(tmp_path / "absent.zip")
 
 
 def broken_copy(src: Path, dst: Path, data: bytes | None = None, sidecar: dict | None = None) -> Path:

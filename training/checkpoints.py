@@ -178,6 +178,8 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     """The validated sidecar of checkpoint ``path`` (no zip read)."""
     path = Path(path)
     side = sidecar_path(path)
+    if not path.is_file():
+        raise CheckpointError(f"{path}: checkpoint file not found")
     if not side.is_file():
         raise CheckpointError(f"{path}: no sidecar {side.name} next to it (not a wargame-envs checkpoint, "
                               f"or an incomplete save)")

@@ -15,7 +15,8 @@ A game cut short (the engine's ``is_truncated``, or the harness's ``max_decision
 never a win. Reported: per agent and per side win counts and win rates with Wilson 95% intervals,
 OpenSkill (Plackett-Luce) ratings over the games in schedule order, the balance matrix (row agent on
 side 0 vs column agent on side 1 -> side-0 win rate), decisions per game, the agents' thinking time
-per decision, and truncations. Outputs in ``out_dir``: ``result.json``, ``report.md``, ``plot.png``.
+per decision, and truncations. Outputs in ``out_dir``: ``result.json``, ``report.md``, ``plot.png``;
+the command line writes them to ``runs/evaluate/<battle>`` unless ``--out`` says otherwise.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -32,7 +34,9 @@ from typing import Sequence
 
 import numpy as np
 
+from agents.registry import agent_seed
 from training.stats import binomial_band, rate_games, wilson_interval
+from wargame_envs.core.errors import WargameError
 
 DEFAULT_MAX_DECISIONS = 100_000
 
@@ -58,11 +62,26 @@ def game_seed(seed: int, row: int, col: int, game: int) -> int:
     return int(np.random.SeedSequence([seed, row, col, game]).generate_state(1)[0])
 
 
-def agent_seed(seed: int, player: int) -> int:
-    """The seed ``wargames play`` gives player ``player``'s agent in a game seeded ``seed``."""
-    from wargame_envs.cli import agent_seed as cli_agent_seed
+class UsageError(WargameError, ValueError):
+    """Bad arguments or an output folder that cannot be written: ``wargames`` prints it as one
+    ``error:`` line and exits with status 2."""
 
-    return cli_agent_seed(seed, player)
+
+def ensure_dir(path: str | Path, option: str = "--out") -> Path:
+    """``path`` as a folder that exists and can be written, or a :class:`UsageError` naming it."""
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        raise UsageError(f"{option} {path}: cannot write there ({exc.strerror or exc})") from None
+    return path
+
+
+def default_out(battle: str) -> Path:
+    """Where ``evaluate`` writes without ``--out``: ``runs/evaluate/<battle>``."""
+    return Path("runs") / "evaluate" / battle.rsplit("_v", 1)[0]
 
 
 _ENGINES: dict[str, object] = {}
@@ -162,6 +181,7 @@ class TournamentResult:
     max_decisions: int
     elapsed_s: float
     games: list[GameResult]
+    about: dict[str, str] = field(default_factory=dict)   # e.g. the checkpoint evaluated: path, timesteps, hash
 
     # ------------------------------------------------------------------ summaries
     def agent_summary(self) -> list[dict]:
@@ -227,7 +247,7 @@ class TournamentResult:
             "max_decisions": self.max_decisions, "elapsed_s": self.elapsed_s, "total_games": len(self.games),
             "truncations": self.truncations, "decisions_per_game": self.decisions(),
             "per_agent": self.agent_summary(), "per_side": self.side_summary(), "balance": self.balance(),
-            "ratings": self.ratings(), "games": [asdict(g) for g in self.games],
+            "ratings": self.ratings(), "about": self.about, "games": [asdict(g) for g in self.games],
         }
 
     # ------------------------------------------------------------------ outputs
@@ -243,6 +263,7 @@ class TournamentResult:
                  f"{len(self.games)} games ({self.games_per_side} per pairing per side), seed {self.seed}, "
                  f"{self.workers} worker(s), {self.elapsed_s:.1f} s. Truncated (draws): {self.truncations}. "
                  f"Decisions per game: mean {self.decisions()['mean']:.1f}.", "",
+                 *[f"- {key}: {value}" for key, value in self.about.items()], *([""] if self.about else []),
                  "Win rates with Wilson 95% intervals; draws and truncations are not wins.", "",
                  f"| agent | overall | as {s0} | as {s1} | draws | ms per choice |", "|---|---|---|---|---|---|"]
         for a in self.agent_summary():
@@ -337,11 +358,14 @@ def _run_jobs(jobs: list[tuple], workers: int, progress: bool, desc: str) -> lis
 
 def run_tournament(battle: str, agent_specs: Sequence[str], games: int, workers: int | None = None, seed: int = 0,
                    out_dir: str | Path | None = None, self_play: bool = False,
-                   max_decisions: int = DEFAULT_MAX_DECISIONS, progress: bool = True) -> TournamentResult:
+                   max_decisions: int = DEFAULT_MAX_DECISIONS, progress: bool = True,
+                   about: dict[str, str] | None = None) -> TournamentResult:
     """Round-robin of ``agent_specs`` on ``battle``: ``games`` games per pairing per side.
 
     Agent specs are those of :mod:`agents.registry` and must be distinct (use ``self_play`` for
-    mirror matches). With ``out_dir`` the JSON, Markdown report and plot are written there.
+    mirror matches). With ``out_dir`` the JSON, Markdown report and plot are written there (the
+    folder is checked to be writable before any game is played). ``about`` (e.g. the checkpoint
+    evaluated) is written at the head of the report and in the JSON.
     """
     from agents.registry import make_agent
     from wargame_envs import registry
@@ -354,6 +378,12 @@ def run_tournament(battle: str, agent_specs: Sequence[str], games: int, workers:
         raise ValueError("a tournament needs at least two agent specs (or one with self_play)")
     if games < 1:
         raise ValueError(f"games must be at least 1, got {games}")
+    if not isinstance(seed, int) or seed < 0:
+        raise UsageError(f"seed must be a non-negative integer, got {seed!r}")
+    if max_decisions < 1:
+        raise UsageError(f"max_decisions must be at least 1, got {max_decisions}")
+    if out_dir is not None:
+        ensure_dir(out_dir)
     for spec in specs:  # fail fast on a bad spec, before any process starts
         make_agent(spec, battle, 0)
     engine = _engine(battle)
@@ -363,7 +393,7 @@ def run_tournament(battle: str, agent_specs: Sequence[str], games: int, workers:
     t0 = time.perf_counter()
     results = _run_jobs(jobs, workers, progress, f"{battle} tournament")
     result = TournamentResult(battle, list(engine.agents), specs, games, seed, workers, max_decisions,
-                              time.perf_counter() - t0, sorted(results, key=lambda g: g.index))
+                              time.perf_counter() - t0, sorted(results, key=lambda g: g.index), dict(about or {}))
     if out_dir is not None:
         result.save(out_dir)
     return result
@@ -398,14 +428,16 @@ def check_against_baseline(reference: dict, fresh: dict, confidence: float = 0.9
 
 
 # ============================================================================ CLI
-def build_parser() -> argparse.ArgumentParser:
-    ap = argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0])
+def add_arguments(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The evaluation options (shared by ``python -m training.evaluate`` and ``wargames evaluate``)."""
     ap.add_argument("battle", help="battle name, e.g. berestechko or berestechko_v0")
-    ap.add_argument("--agents", nargs="+", default=["random", "scripted"], help="agent specs (see agents.registry)")
+    ap.add_argument("--agents", nargs="+", default=["random", "scripted"],
+                    help="agent specs: random, scripted, mcts, mcts:N, human, ckpt:PATH (see agents.registry)")
     ap.add_argument("--games", type=int, default=20, help="games per pairing per side")
     ap.add_argument("--workers", type=int, default=None, help="processes (default min(2, cpu count))")
-    ap.add_argument("--seed", type=int, default=0, help="tournament seed (game seeds derive from it)")
-    ap.add_argument("--out", default=None, help="folder for result.json, report.md and plot.png")
+    ap.add_argument("--seed", type=int, default=0, help="tournament seed, >= 0 (game seeds derive from it)")
+    ap.add_argument("--out", default=None,
+                    help="folder for result.json, report.md and plot.png (default: runs/evaluate/<battle>)")
     ap.add_argument("--self-play", action="store_true", help="also play each agent against itself")
     ap.add_argument("--max-decisions", type=int, default=DEFAULT_MAX_DECISIONS, help="cut games longer than this (draws)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -415,26 +447,34 @@ def build_parser() -> argparse.ArgumentParser:
     return ap
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def build_parser() -> argparse.ArgumentParser:
+    return add_arguments(argparse.ArgumentParser(prog="python -m training.evaluate", description=__doc__.split("\n\n")[0]))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the evaluation that parsed ``args`` ask for; bad input prints one ``error:`` line, status 2."""
     try:
         if args.random_baseline:
             ref = random_baseline(args.battle, args.random_baseline, args.seed, args.workers, not args.no_progress)
             text = json.dumps(ref, indent=1)
             if args.baseline_out:
-                Path(args.baseline_out).parent.mkdir(parents=True, exist_ok=True)
+                ensure_dir(Path(args.baseline_out).parent, "--baseline-out")
                 Path(args.baseline_out).write_text(text + "\n")
             print(text)
             return 0
-        result = run_tournament(args.battle, args.agents, args.games, args.workers, args.seed, args.out,
+        out = Path(args.out) if args.out else default_out(args.battle)
+        result = run_tournament(args.battle, args.agents, args.games, args.workers, args.seed, out,
                                 args.self_play, args.max_decisions, not args.no_progress)
-    except (KeyError, ValueError) as exc:
+    except (KeyError, ValueError) as exc:  # unknown battle, bad spec or count, CheckpointError, UsageError
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
     print(result.markdown())
-    if args.out:
-        print(f"written: {args.out}/result.json, report.md, plot.png")
+    print(f"written: {out / 'report.md'}, {out / 'result.json'}, {out / 'plot.png'}")
     return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return run(build_parser().parse_args(argv))
 
 
 if __name__ == "__main__":

@@ -27,12 +27,16 @@ What it does, top to bottom:
    ``checkpoint_minutes`` and at the end, atomically (``training.checkpoints``).
 6. **Evaluation**: ``eval_games`` games per side against ``random`` and ``scripted`` (when the
    battle has a scripted agent), the policy playing its most likely action; written to
-   ``out/eval.json`` and printed with the checkpoint path and the throughput.
+   ``out/eval.json`` (headed by the checkpoint it describes: path, timesteps, hash) and printed
+   with the checkpoint path and the throughput.
 
 ``--resume`` continues from ``out/checkpoints/latest.zip`` when it exists (policy, optimizer,
 timesteps, opponent pool and its statistics; the network architecture is taken from the
 checkpoint), otherwise starts afresh; ``minutes`` is the budget of this invocation and
-``total_timesteps`` caps the cumulative count.
+``total_timesteps`` caps the cumulative count. An ``out`` that already holds a run (checkpoints/,
+tb/, eval.json, evaluation/) is refused unless ``--resume`` or ``--overwrite`` (which deletes those
+first) is given, so training never destroys earlier work unasked; a resumed run removes the old
+evaluation, which described the checkpoint it replaces.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ import argparse
 import ast
 import dataclasses
 import json
+import shutil
 import sys
 import time
 from collections import deque
@@ -107,13 +112,16 @@ class TrainArgs:
     seed: int = 0
     """seed of the envs, the opponent draws, the policy initialisation and the evaluation"""
     out: str = "runs/berestechko"
-    """output folder: tb/ (TensorBoard), checkpoints/latest.zip + latest.json, eval.json, progress.csv"""
+    """output folder: tb/ (TensorBoard, progress.csv), checkpoints/latest.zip + latest.json, eval.json"""
     device: str = "auto"
     """torch device: auto (cuda if available), cpu or cuda"""
     threads: int = 1
     """torch CPU threads (1 avoids contention with the env loop on small machines)"""
     resume: bool = False
-    """continue from out/checkpoints/latest.zip if it exists"""
+    """continue the run in out from out/checkpoints/latest.zip if it exists (its old evaluation is removed)"""
+    overwrite: bool = False
+    """replace the run in out: its checkpoints, TensorBoard logs and evaluation are deleted first (without
+    --resume or --overwrite, an out that already holds a run is refused)"""
     checkpoint_minutes: float = 2.0
     """minutes between periodic checkpoints (one is always written at the end)"""
     imitation_games: int = 0
@@ -138,10 +146,10 @@ def field_docs(cls) -> dict[str, str]:
     return docs
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n\n")[0],
-                                     formatter_class=argparse.ArgumentDefaultsHelpFormatter)
-    docs = field_docs(TrainArgs)
+def add_arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """One option per :class:`TrainArgs` field, its docstring as help (shared by ``python -m
+    training.train`` and ``wargames train``)."""
+    docs = {name: doc.replace("%", "%%") for name, doc in field_docs(TrainArgs).items()}  # argparse formats help with %
     types = {"str": str, "int": int, "float": float, "int | None": int}
     for f in dataclasses.fields(TrainArgs):
         if f.name == "battle":
@@ -155,8 +163,88 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def build_parser() -> argparse.ArgumentParser:
+    return add_arguments(argparse.ArgumentParser(prog="python -m training.train", description=__doc__.split("\n\n")[0],
+                                                 formatter_class=argparse.ArgumentDefaultsHelpFormatter))
+
+
 def parse_args(argv: list[str] | None = None) -> TrainArgs:
-    return TrainArgs(**vars(build_parser().parse_args(argv)))
+    return from_namespace(build_parser().parse_args(argv))
+
+
+def from_namespace(ns: argparse.Namespace) -> TrainArgs:
+    """The :class:`TrainArgs` fields of a parsed namespace (which may hold other options too)."""
+    return TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs)})
+
+
+# (field, smallest allowed value) of the numeric arguments
+MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
+            ("snapshot_every", 1), ("pool_size", 0), ("max_steps", 1), ("seed", 0), ("threads", 1),
+            ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0))
+
+
+def check_args(args: TrainArgs) -> TrainArgs:
+    """``args`` with the battle resolved, or a :class:`~training.evaluate.UsageError` naming the bad one."""
+    from training.evaluate import UsageError
+    from wargame_envs.registry import resolve
+
+    try:
+        battle = resolve(args.battle)
+    except KeyError as exc:
+        raise UsageError(exc.args[0]) from None
+    for name, low in MINIMUMS:
+        value = getattr(args, name)
+        if value is not None and not value >= low:  # also refuses nan
+            raise UsageError(f"--{name.replace('_', '-')} must be at least {low}, got {value}")
+    if args.minutes <= 0 and args.total_timesteps is None:
+        raise UsageError("give a time budget (--minutes > 0) or --total-timesteps")
+    try:
+        hidden_sizes(args.net_arch)
+    except ValueError as exc:
+        raise UsageError(f"--net-arch: {exc}") from None
+    for name, choices in (("activation", ("tanh", "relu")), ("device", ("auto", "cpu", "cuda"))):
+        if getattr(args, name) not in choices:
+            raise UsageError(f"--{name} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
+    if args.resume and args.overwrite:
+        raise UsageError("give --resume (continue the run in --out) or --overwrite (replace it), not both")
+    return dataclasses.replace(args, battle=battle)
+
+
+# what a run leaves in its out folder; --overwrite deletes exactly these
+RUN_ENTRIES = ("checkpoints", "tb", "eval.json", "evaluation")
+# what describes a checkpoint and goes stale once training changes it
+EVALUATION_ENTRIES = ("eval.json", "evaluation")
+
+
+def prepare_out(args: TrainArgs) -> Path:
+    """The run folder, ready for this run (issue 12 item 8: training never destroys earlier work
+    unasked). A folder that already holds a run is refused unless ``--resume`` (continue it; its old
+    evaluation, which describes the checkpoint about to change, is removed) or ``--overwrite`` (its
+    run entries are deleted first). Other files in the folder are never touched."""
+    from training.evaluate import UsageError, ensure_dir
+
+    out = ensure_dir(args.out)
+    found = [name for name in RUN_ENTRIES if (out / name).exists()]
+    if found and not (args.resume or args.overwrite):
+        raise UsageError(f"{out} already holds a training run ({', '.join(found)}); pass --resume to continue it "
+                         f"or --overwrite to replace it, or choose another --out")
+    stale = found if args.overwrite else [name for name in found if name in EVALUATION_ENTRIES]
+    for name in stale:
+        path = out / name
+        shutil.rmtree(path) if path.is_dir() else path.unlink()
+    if stale:
+        print(f"note: removed {', '.join(stale)} from {out} "
+              f"({'--overwrite' if args.overwrite else 'they describe the checkpoint this run replaces'})",
+              file=sys.stderr)
+    return out
+
+
+def checkpoint_about(path: Path) -> dict[str, str]:
+    """What identifies a checkpoint in the reports written beside it: path, timesteps and hash."""
+    from training.checkpoints import read_meta
+
+    meta = read_meta(path)
+    return {"checkpoint": str(path), "timesteps": str(meta["timesteps"]), "zip_sha256": meta["zip_sha256"]}
 
 
 def hidden_sizes(net_arch: str) -> list[int]:
@@ -450,16 +538,13 @@ class TrainResult:
 
 
 def train(args: TrainArgs) -> TrainResult:
+    args = check_args(args)
+    out = prepare_out(args)
     import torch
     from stable_baselines3.common.logger import configure
 
-    if args.minutes <= 0 and args.total_timesteps is None:
-        raise ValueError("give a time budget (--minutes > 0) or --total-timesteps")
-    hidden_sizes(args.net_arch)
     torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
 
     pool, missing = make_pool(args)
     for m in missing:
@@ -511,15 +596,19 @@ def train(args: TrainArgs) -> TrainResult:
     venv.close()
 
     evaluation = evaluate(actor_of(model), args) if args.eval_games > 0 else {}
-    if evaluation:
-        (out / "eval.json").write_text(json.dumps(evaluation, indent=1))
+    if evaluation:  # beside the checkpoint it describes
+        (out / "eval.json").write_text(json.dumps({"about": checkpoint_about(path), **evaluation}, indent=1))
     return TrainResult(path, int(model.num_timesteps), int(steps), seconds, steps / max(seconds, 1e-9), evaluation,
                        missing)
 
 
 def main(argv: list[str] | None = None) -> TrainResult:
-    args = parse_args(argv)
-    result = train(args)
+    result = train(parse_args(argv))
+    print_result(result)
+    return result
+
+
+def print_result(result: TrainResult) -> None:
     print(f"checkpoint: {result.checkpoint}")
     print(f"timesteps: {result.timesteps} ({result.steps_this_run} this run in {result.seconds:.0f} s, "
           f"{result.steps_per_second:.0f} env steps/s)")
@@ -528,8 +617,13 @@ def main(argv: list[str] | None = None) -> TrainResult:
             print(f"vs {spec}: not evaluated ({per_side['unavailable']})")
         else:
             print(f"vs {spec}: " + ", ".join(f"as {side} {r['wins']}/{r['games']}" for side, r in per_side.items()))
-    return result
 
 
 if __name__ == "__main__":
-    main()
+    from wargame_envs.core.errors import WargameError
+
+    try:
+        main()
+    except WargameError as exc:  # bad arguments, a run already in --out, a bad checkpoint
+        print(f"error: {exc}", file=sys.stderr)
+        sys.exit(2)

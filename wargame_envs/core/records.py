@@ -9,6 +9,7 @@ final rules state, so a replay that diverges (edited record, changed rules) is c
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 from dataclasses import asdict, dataclass, field
@@ -19,6 +20,37 @@ from .dice import Dice
 from .errors import RecordError
 
 RECORD_FORMAT = "wargame-record/1"
+MAX_DEPTH = 32  # JSON nesting a record may hold (a start position needs a handful of levels)
+
+
+def _depth(value: Any, limit: int) -> int:
+    """Nesting depth of a JSON value, counted up to ``limit + 1`` at most (no deep recursion)."""
+    depth, level = 0, [value]
+    while level and depth <= limit:
+        level = [v for x in level if isinstance(x, (dict, list)) for v in (x.values() if isinstance(x, dict) else x)]
+        depth += 1
+    return depth
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+# field -> (check, what it must be); every field of a record, checked before it is used (issue 12 item 6)
+_FIELDS = {
+    "format": (lambda v: v == RECORD_FORMAT, repr(RECORD_FORMAT)),
+    "env": (lambda v: isinstance(v, str) and v != "", "a non-empty string"),
+    "seed": (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0, "a non-negative integer"),
+    "options": (lambda v: isinstance(v, dict), "a table (JSON object)"),
+    "actions": (lambda v: isinstance(v, list), "a list of non-negative integers"),
+    "players": (lambda v: isinstance(v, dict) and all(isinstance(x, str) for x in v.values()),
+                "a table of agent name -> agent spec (strings)"),
+    "returns": (lambda v: v is None or (isinstance(v, list) and all(_is_number(x) for x in v)),
+                "null or a list of finite numbers"),
+    "final_digest": (lambda v: v is None or isinstance(v, str), "null or a string"),
+    "illegal_action": (lambda v: v is None or isinstance(v, dict), "an object or null"),
+}
+REQUIRED = ("format", "env", "seed", "options", "actions")
 
 
 @dataclass
@@ -31,6 +63,9 @@ class GameRecord:
     returns: list[float] | None = None
     final_digest: str | None = None
     format: str = RECORD_FORMAT
+    # Set when the game ended on an illegal action under illegal_action="lose" (``core.aec``):
+    # {"agent": ..., "action": repr of the action, "decision": decision name}; that action is not in ``actions``.
+    illegal_action: dict[str, str] | None = None
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), ensure_ascii=False, indent=1)
@@ -47,23 +82,26 @@ class GameRecord:
 
     @classmethod
     def from_dict(cls, data: Any, where: str = "record") -> "GameRecord":
+        """The record in ``data`` (parsed JSON), or a :class:`RecordError` naming the first bad field
+        and its value; ``where`` (the file) starts the message."""
         if not isinstance(data, dict):
             raise RecordError(f"{where}: a game record is a JSON object, got {type(data).__name__}")
-        fmt = data.get("format")
-        if fmt != RECORD_FORMAT:
-            raise RecordError(f"{where}: field 'format' = {fmt!r}: expected {RECORD_FORMAT!r}")
-        for key, kind in (("env", str), ("seed", int), ("options", dict), ("actions", list)):
+        if data.get("format") != RECORD_FORMAT:
+            raise RecordError(f"{where}: field 'format' = {_short(data.get('format'))}: expected {RECORD_FORMAT!r}")
+        for key in REQUIRED:
             if key not in data:
                 raise RecordError(f"{where}: field '{key}' is missing")
-            if not isinstance(data[key], kind) or isinstance(data[key], bool):
-                raise RecordError(f"{where}: field '{key}' = {data[key]!r}: expected {kind.__name__}")
+        extra = set(data) - set(cls.__dataclass_fields__)
+        if extra:
+            raise RecordError(f"{where}: unknown fields {_short(sorted(extra))}")
+        for key, (ok, what) in _FIELDS.items():
+            if key in data and not ok(data[key]):
+                raise RecordError(f"{where}: field '{key}' = {_short(data[key])}: expected {what}")
+        if _depth(data["options"], MAX_DEPTH) > MAX_DEPTH:
+            raise RecordError(f"{where}: field 'options' is nested more than {MAX_DEPTH} levels deep")
         for i, a in enumerate(data["actions"]):
             if not isinstance(a, int) or isinstance(a, bool) or a < 0:
-                raise RecordError(f"{where}: field 'actions[{i}]' = {a!r}: expected a non-negative integer")
-        known = {f for f in cls.__dataclass_fields__}
-        extra = set(data) - known
-        if extra:
-            raise RecordError(f"{where}: unknown fields {sorted(extra)}")
+                raise RecordError(f"{where}: field 'actions[{i}]' = {_short(a)}: expected a non-negative integer")
         return cls(**data)
 
     @classmethod
@@ -76,10 +114,27 @@ class GameRecord:
         except UnicodeDecodeError as exc:
             raise RecordError(f"{path}: not a text file ({exc.reason})") from None
         try:
-            data = json.loads(text)
+            data = json.loads(text, parse_constant=_refuse_constant)
         except json.JSONDecodeError as exc:
             raise RecordError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        except RecursionError:
+            raise RecordError(f"{path}: JSON nested too deeply to be a game record") from None
+        except ValueError as exc:  # NaN / Infinity, which strict JSON does not have
+            raise RecordError(f"{path}: not valid JSON ({exc})") from None
         return cls.from_dict(data, str(path))
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """``repr(value)``, cut to ``limit`` characters (a corrupt field can be huge or deeply nested)."""
+    try:
+        text = repr(value)
+    except RecursionError:
+        text = f"<deeply nested {type(value).__name__}>"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _refuse_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def replay(record: GameRecord, engine=None) -> Iterator[tuple[Any, Any, int | None]]:

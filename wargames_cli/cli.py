@@ -2,34 +2,68 @@
 
     wargames list
     wargames play berestechko --p1 scripted --p2 random --seed 1 --render ansi --record game.json
-    wargames replay game.json --format gif --out replays/
+    wargames replay game.json --format gif --out replays/ [--view AGENT]
+    wargames train berestechko --minutes 8 --out runs/berestechko [--resume | --overwrite]
+    wargames evaluate berestechko --agents random scripted mcts --games 20
 
 Agent specs (``agents.registry.AGENT_SPECS``): ``random``, ``scripted`` (the battle's
-``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` and ``ckpt:PATH``. User errors (unknown battle, bad agent spec,
-corrupt record) print ``error: ...`` and exit with status 2.
+``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` and ``ckpt:PATH``. User errors
+(unknown battle, bad agent spec, corrupt record, negative seed, unwritable folder, missing
+checkpoint, a missing optional extra) print one ``error: ...`` line and exit with status 2.
+
+This module is the top of the dependency graph: it imports ``wargame_envs``, ``agents`` and
+``training``; none of them imports it.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 import math
 import os
 import sys
 from pathlib import Path
 from typing import Sequence
 
-import numpy as np
-
-from . import registry
-from .core.errors import WargameError
-from .core.records import GameRecord, replay
+from agents.registry import agent_seed
+from wargame_envs import registry
+from wargame_envs.core.errors import WargameError
+from wargame_envs.core.records import GameRecord, replay, replay_final
+from wargames_cli.progress import Progress
 
 EXIT_USAGE = 2
 MAX_GIF_FRAMES = 150  # default --every for GIFs keeps memory bounded on long games
+# optional extras (pyproject.toml) and the top-level modules each command needs from them
+RENDER_MODULES = ("PIL",)
+TRAIN_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "openskill", "matplotlib")
+EVALUATE_MODULES = ("tqdm", "openskill", "matplotlib")  # torch only for ckpt: agents, checked by agents.registry
 
 
 class CliError(WargameError):
     """A user error: printed as ``error: <message>``, exit status 2."""
+
+
+class MissingExtraError(CliError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    def __init__(self, module: str, extra: str):
+        super().__init__(f"{module} is not installed; this needs the optional extra: pip install 'wargame-envs[{extra}]'")
+
+
+def require(extra: str, modules: Sequence[str]) -> None:
+    """Import ``modules`` now, or raise :class:`MissingExtraError` naming ``extra``."""
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            raise MissingExtraError(exc.name or name, extra) from None
+
+
+def check_seed(seed: int) -> int:
+    if seed < 0:
+        raise CliError(f"--seed must be a non-negative integer, got {seed}")
+    return seed
 
 
 # --------------------------------------------------------------------------- battles and agents
@@ -61,11 +95,6 @@ def resolve_agent(spec: str, battle: str, seed: int | None = None):
         raise CliError(exc.args[0]) from None
     except ValueError as exc:  # bad spec, or its agent module is missing
         raise CliError(str(exc)) from None
-
-
-def agent_seed(game_seed: int, player: int) -> int:
-    """A seed for player ``player``'s agent, independent of the dice stream seeded with ``game_seed``."""
-    return int(np.random.SeedSequence([game_seed, player + 1]).generate_state(1)[0])
 
 
 def describe_result(agents: Sequence[str], returns: Sequence[float] | None) -> str:
@@ -148,6 +177,14 @@ def cmd_play(args) -> int:
     from agents.human import QuitRequest
 
     name = resolve_battle(args.battle)
+    check_seed(args.seed)
+    from training.evaluate import ensure_dir
+
+    if args.render == "rgb_array":
+        require("render", RENDER_MODULES)
+        ensure_dir(args.out)
+    if args.record:  # before the game, which may be long, is played
+        ensure_dir(Path(args.record).parent, "--record")
     specs = (args.p1, args.p2)
     players = [resolve_agent(spec, name, agent_seed(args.seed, i)) for i, spec in enumerate(specs)]
     render_mode = None if args.render == "none" else args.render
@@ -171,7 +208,7 @@ def cmd_play(args) -> int:
     if args.render == "ansi":
         print(env.render())
     elif args.render == "rgb_array":
-        from .core.render import save_png
+        from wargame_envs.core.render import save_png
 
         print(f"final image: {save_png(env.render(), Path(args.out) / f'{name}_final.png')}")
     print(f"{name} seed {args.seed}: {specs[0]} vs {specs[1]}, {decisions} decisions")
@@ -195,17 +232,28 @@ def cmd_replay(args) -> int:
     if every < 1:
         raise CliError(f"--every must be at least 1, got {every}")
     out = Path(args.out)
-    players = ", ".join(f"{a}={s}" for a, s in record.players.items()) or "unknown players"
-    print(f"{record.env} seed {record.seed}, {n} decisions ({players})")
-    if args.format == "text":
-        state = _replay_text(record, engine)
-    elif args.format == "png":
-        state = _replay_png(record, engine, out, every)
-    else:
-        from .core.render import save_gif
+    if args.format != "text":
+        require("render", RENDER_MODULES)
+        from training.evaluate import ensure_dir
 
-        frames = _ReplayFrames(record, engine, every)
-        print(f"gif: {save_gif(frames, out / 'game.gif', args.duration_ms)}")
+        ensure_dir(out)
+        replay_final(record, engine)  # a corrupt record fails here, fast, before any image is written
+    view = _View(record, engine, args.view)
+    players = ", ".join(f"{a}={s}" for a, s in record.players.items()) or "unknown players"
+    print(f"{record.env} seed {record.seed}, {n} decisions ({players}); view: {args.view or 'omniscient'}")
+    images = math.ceil(n / every) + 1  # every K-th decision and the final position
+    if args.format == "text":
+        state = _replay_text(record, engine, view)
+    elif args.format == "png":
+        with Progress(images, "png replay", enabled=not args.no_progress) as bar:
+            state = _replay_png(record, engine, view, out, every, bar)
+    else:
+        from wargame_envs.core.render import save_gif
+
+        with Progress(images, "gif replay", enabled=not args.no_progress) as bar:
+            frames = _ReplayFrames(record, engine, view, every, bar)
+            path = save_gif(frames, out / "game.gif", args.duration_ms)
+        print(f"gif: {path}")
         state = frames.final_state
     print(describe_result(engine.agents, _returns(engine, state)))
     return 0
@@ -215,42 +263,77 @@ def _returns(engine, state) -> list[float] | None:
     return [float(r) for r in engine.returns(state)] if engine.is_terminal(state) else None
 
 
-def _replay_text(record: GameRecord, engine):
-    for i, (_, state, action) in enumerate(replay(record, engine)):
+class _View:
+    """Draws the replayed positions: omniscient (``engine.render_ansi`` / ``scene``, the default), or
+    as one agent may see them (``--view AGENT``: ``env.unwrapped.render_for``, with an env stepped
+    alongside the replay)."""
+
+    def __init__(self, record: GameRecord, engine, agent: str | None):
+        self.engine, self.agent, self.env = engine, agent, None
+        if agent is not None:
+            if agent not in engine.agents:
+                raise CliError(f"--view {agent!r}: expected one of {', '.join(engine.agents)} (omit it for the "
+                               f"omniscient view)")
+            self.env = registry.make(record.env, raw=True, engine=engine)
+            self.env.reset(seed=record.seed, options=record.options)
+
+    def text(self, state) -> str:
+        return self.engine.render_ansi(state) if self.env is None else self.env.render_for(self.agent, "ansi")
+
+    def image(self, state):
+        if self.env is not None:
+            return self.env.render_for(self.agent, "rgb_array")
+        from wargame_envs.core.render import render_rgb
+
+        return render_rgb(self.engine.scene(state))
+
+    def positions(self, record: GameRecord):
+        """``(decision index, state, next action or None)`` of the replay, the view kept in step."""
+        for i, (_, state, action) in enumerate(replay(record, self.engine)):
+            yield i, state, action
+            if action is not None and self.env is not None:
+                self.env.step(action)
+
+
+def _replay_text(record: GameRecord, engine, view: _View):
+    for i, state, action in view.positions(record):
         if action is None:
-            print(engine.render_ansi(state))
+            print(view.text(state))
             return state
         print(f"{i + 1:5d} {engine.agents[engine.current_player(state)]}: {engine.action_to_str(state, action)}")
 
 
-def _replay_png(record: GameRecord, engine, out: Path, every: int):
-    from .core.render import render_rgb, save_png
+def _replay_png(record: GameRecord, engine, view: _View, out: Path, every: int, bar: Progress):
+    from wargame_envs.core.render import save_png
 
     written = 0
-    for i, (_, state, action) in enumerate(replay(record, engine)):
+    for i, state, action in view.positions(record):
         if action is None:
-            print(f"png: {written} decision images and {save_png(render_rgb(engine.scene(state)), out / 'final.png')}")
+            final = save_png(view.image(state), out / "final.png")
+            bar.update()
+            bar.close()
+            print(f"png: {written} decision images and {final}")
             return state
         if i % every == 0:
-            save_png(render_rgb(engine.scene(state)), out / f"decision_{i + 1:04d}.png")
+            save_png(view.image(state), out / f"decision_{i + 1:04d}.png")
             written += 1
+            bar.update()
 
 
 class _ReplayFrames:
     """Images of every ``every``-th decision and of the final position, rendered lazily (for GIFs)."""
 
-    def __init__(self, record: GameRecord, engine, every: int):
-        self.record, self.engine, self.every = record, engine, every
+    def __init__(self, record: GameRecord, engine, view: _View, every: int, bar: Progress):
+        self.record, self.engine, self.view, self.every, self.bar = record, engine, view, every, bar
         self.final_state = None
 
     def __iter__(self):
-        from .core.render import render_rgb
-
-        for i, (_, state, action) in enumerate(replay(self.record, self.engine)):
+        for i, state, action in self.view.positions(self.record):
             if action is None:
                 self.final_state = state
             if action is None or i % self.every == 0:
-                yield render_rgb(self.engine.scene(state))
+                yield self.view.image(state)
+                self.bar.update()
 
 
 # --------------------------------------------------------------------------- train / evaluate
@@ -259,21 +342,24 @@ MAIN_JOB_OPPONENTS = ("random", "scripted")
 
 def cmd_train(args) -> int:
     """Self-play training (``training.train``), then a tournament of the checkpoint against random and
-    scripted play on both sides (``training.evaluate``): checkpoint, report.md, result.json, plot.png."""
-    from training.evaluate import run_tournament
-    from training.train import main as train_main, parse_args
+    scripted play on both sides (``training.evaluate``) written beside it: OUT/evaluation/report.md,
+    result.json, plot.png, each headed by the checkpoint they describe."""
+    from training import train as T
 
-    train_argv = [args.battle, *args.train_args]
-    train_args = parse_args(train_argv)
-    result = train_main([*train_argv, "--eval-games", "0"])
-    if args.eval_games <= 0:
+    train_args = T.check_args(T.from_namespace(args))  # bad options fail before the extras are looked for
+    require("train", TRAIN_MODULES)
+    from training.evaluate import run_tournament
+
+    result = T.train(dataclasses.replace(train_args, eval_games=0))
+    T.print_result(result)
+    if train_args.eval_games <= 0:
         return 0
     ckpt = f"ckpt:{result.checkpoint}"
     out = Path(train_args.out) / "evaluation"
     opponents = [spec for spec in MAIN_JOB_OPPONENTS if _agent_available(spec, train_args.battle)]
-    tournament = run_tournament(train_args.battle, [ckpt, *opponents], args.eval_games, seed=train_args.seed,
-                                out_dir=out, progress=train_args.progress)
-    print(f"\nevaluation ({args.eval_games} games per side per opponent; Wilson 95% intervals):")
+    tournament = run_tournament(train_args.battle, [ckpt, *opponents], train_args.eval_games, seed=train_args.seed,
+                                out_dir=out, progress=train_args.progress, about=T.checkpoint_about(result.checkpoint))
+    print(f"\nevaluation ({train_args.eval_games} games per side per opponent; Wilson 95% intervals):")
     for opponent in opponents:
         for row in tournament.head_to_head(ckpt, opponent):
             lo, hi = row["ci95"]
@@ -296,13 +382,19 @@ def _agent_available(spec: str, battle: str) -> bool:
 
 
 def cmd_evaluate(args) -> int:
-    from training.evaluate import main as evaluate_main
+    from training import evaluate
 
-    return evaluate_main([args.battle, *args.evaluate_args])
+    check_seed(args.seed)
+    resolve_battle(args.battle)
+    require("train", EVALUATE_MODULES)
+    return evaluate.run(args)
 
 
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
+    from training.evaluate import add_arguments as evaluate_arguments
+    from training.train import add_arguments as train_arguments
+
     parser = argparse.ArgumentParser(prog="wargames", description="Historical hex-and-counter wargames as RL environments.")
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -312,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("battle", help="env name, e.g. berestechko_v0 or berestechko")
     play.add_argument("--p1", default="random", help="first player's agent: random, scripted, mcts, mcts:N, human, ckpt:PATH")
     play.add_argument("--p2", default="random", help="second player's agent (same specs)")
-    play.add_argument("--seed", type=int, default=1, help="dice seed (agents get seeds derived from it)")
+    play.add_argument("--seed", type=int, default=1, help="dice seed, >= 0 (agents get seeds derived from it)")
     play.add_argument("--render", choices=("ansi", "rgb_array", "none"), default="none",
                       help="ansi: print the final text map; rgb_array: write the final PNG to --out")
     play.add_argument("--record", metavar="PATH", help="save the game record (JSON) here")
@@ -328,42 +420,63 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--every", type=int, default=0, metavar="K",
                      help=f"image every K-th decision (default 1; GIFs: at most {MAX_GIF_FRAMES} frames)")
     rep.add_argument("--duration-ms", type=int, default=500, help="GIF frame duration")
+    rep.add_argument("--no-progress", action="store_true", help="no progress bar for png/gif")
+    rep.add_argument("--view", metavar="AGENT", default=None,
+                     help="draw the maps as this player may see them (default: omniscient, everything)")
     rep.set_defaults(func=cmd_replay)
 
     train = sub.add_parser(
         "train", help="self-play training, then evaluation against random and scripted play",
-        description="Masked-PPO self-play training (python -m training.train; every option of it is accepted "
-                    "here, see 'python -m training.train --help'), then a tournament of the checkpoint against "
-                    "random and scripted play on both sides, written to OUT/evaluation.")
-    train.add_argument("battle", help="env name, e.g. berestechko")
-    train.add_argument("--eval-games", type=int, default=50,
-                       help="evaluation games per side against each opponent (0: no evaluation)")
-    train.set_defaults(func=cmd_train)
+        formatter_class=argparse.ArgumentDefaultsHelpFormatter,
+        description="Masked-PPO self-play training (training.train), then a tournament of the checkpoint against "
+                    "random and scripted play on both sides, --eval-games games per side per opponent, written to "
+                    "OUT/evaluation (report.md, result.json, plot.png). An OUT that already holds a run is refused "
+                    "unless --resume or --overwrite is given.")
+    train_arguments(train)
+    train.set_defaults(func=cmd_train, eval_games=50)
 
-    evaluate = sub.add_parser("evaluate", help="round-robin tournament between agents (python -m training.evaluate)",
-                              add_help=False)
-    evaluate.add_argument("battle")
+    evaluate = sub.add_parser(
+        "evaluate", help="round-robin tournament between agents (training.evaluate)",
+        description="Round-robin tournament between agent specs, every pairing on both sides; writes report.md, "
+                    "result.json and plot.png to --out (default runs/evaluate/<battle>).")
+    evaluate_arguments(evaluate)
     evaluate.set_defaults(func=cmd_evaluate)
     return parser
 
 
+def _missing_extra(exc: ModuleNotFoundError, command: str | None) -> MissingExtraError | None:
+    """The error to show for a missing optional module, or None when it is not one of ours."""
+    root = (exc.name or "").partition(".")[0]
+    if root in RENDER_MODULES and command in ("play", "replay"):
+        return MissingExtraError(root, "render")
+    if root in TRAIN_MODULES or root in RENDER_MODULES:
+        return MissingExtraError(root, "train")
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        # train / evaluate pass the options they do not know on to training.train / training.evaluate
-        args, rest = build_parser().parse_known_args(argv)
-        if rest and getattr(args, "func", None) not in (cmd_train, cmd_evaluate):
-            build_parser().parse_args(argv)  # reports the unknown options and exits
-        args.train_args = args.evaluate_args = rest
+        args = build_parser().parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error argparse has already printed
         return int(exc.code or 0)
     try:
         return args.func(args)
-    except WargameError as exc:  # CliError, RecordError, IllegalActionError, ScenarioError ...
+    except WargameError as exc:  # CliError, RecordError, IllegalActionError, ScenarioError, CheckpointError ...
         print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except ModuleNotFoundError as exc:  # an optional extra used deeper down than the checks above
+        missing = _missing_extra(exc, args.command)
+        if missing is None:
+            raise
+        print(f"error: {missing}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:  # output piped into e.g. `head`, which stopped reading
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second error at exit
         return 1
+    except OSError as exc:  # an unwritable --out or --record, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 if __name__ == "__main__":
