@@ -185,6 +185,9 @@ class BreitenfeldScriptedAgent:
         foes = [a for a in legal if a >= c.hex0]
         return self._pick([(-D.unit_strength[snap.at[a - c.hex0]], a) for a in foes])
 
+    def _leader(self, E, s, player, legal):
+        return A.ADD_LEADERS      # 10.11: a leader's value only ever helps its unit
+
     def _loss(self, E, s, player, legal):
         D, c = E.D, E.codec
         snap = Snap(D, s)

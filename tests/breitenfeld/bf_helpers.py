@@ -85,12 +85,15 @@ def move(s, dice, pid: str, dest: str) -> None:
     play(s, dice, piece(pid), hexa(dest))
 
 
-def attack(s, dice, defenders, attackers, charge: bool = False) -> None:
-    """Declare an attack on ``defenders[0]``, add the rest and the attackers, then resolve."""
+def attack(s, dice, defenders, attackers, charge: bool = False, leaders: bool = True) -> None:
+    """Declare an attack on ``defenders[0]``, add the rest and the attackers, then resolve; both players
+    add (``leaders``) or decline their leaders' values where they are asked (10.11)."""
     play(s, dice, hexa(defenders[0]))
     for h in list(defenders[1:]) + list(attackers):
         play(s, dice, hexa(h))
     play(s, dice, A.RESOLVE_CHARGE if charge else A.RESOLVE)
+    while decision(s) == "leader":
+        play(s, dice, A.ADD_LEADERS if leaders else A.DECLINE_LEADERS)
 
 
 def adjacent(a: str, b: str) -> bool:

@@ -19,7 +19,7 @@ def test_8_0_odds_example_13_vs_4_is_3_to_1():
     assert decision(s) == "combat" and E.current_player(s) == ALLIED
     play(s, d, hexa("1410"), hexa("1310"), hexa("1409"), hexa("1411"))
     assert E.action_to_str(s, A.RESOLVE) == "attack 1410 with 1310+1409+1411 at 3-1"
-    play(s, d, A.RESOLVE)
+    play(s, d, A.RESOLVE, A.ADD_LEADERS)
     assert any("13 vs 4 = 3-1, die 4 -> Dx" in e for e in s.log)
     assert unit(s, "IRK")["disrupted"]
     # Dx: the attacker chooses which of its units is disrupted (8.6)
@@ -172,7 +172,7 @@ def test_9_13_disrupted_defender_uses_back_strength_and_leader_is_halved():
     s, d = start({"IC1": {"hex": "1410", "disrupted": True}, "SC1": "1310"}, rolls=[1],
                  leaders={"tilly": "1410"}, active="allied_center")
     play(s, d, hexa("1410"), hexa("1310"))
-    play(s, d, A.RESOLVE)
+    play(s, d, A.RESOLVE, A.ADD_LEADERS)
     assert any("8 vs 7 = 1-1" in e for e in s.log)
 
 
@@ -254,8 +254,52 @@ def test_10_0_leader_alone_in_enemy_zoc_is_eliminated():
     # De eliminates the tercio stacked with Tilly; Tilly is then alone next to the attacker: eliminated
     s, d = start({"IC1": {"hex": "1410", "disrupted": True}, "SC1": "1310", "SC2": "1409"}, rolls=[1],
                  leaders={"tilly": "1410"}, active="allied_center")
-    play(s, d, hexa("1410"), hexa("1310"), hexa("1409"), A.RESOLVE)   # 16 vs 7 = 2-1 die 1: Dd -> eliminated
+    play(s, d, hexa("1410"), hexa("1310"), hexa("1409"), A.RESOLVE, A.ADD_LEADERS)  # 16 vs 7 = 2-1 die 1: Dd
     assert unit(s, "IC1")["hex"] == "eliminated"
     pos = E.to_position(s)
     assert pos["leaders"]["tilly"]["hex"] == "eliminated"
     assert pos["victory_points"]["allied"] == 12 + 10
+
+
+def test_4_1_c_10_11_only_leaders_of_the_activated_corps_add_to_an_attack():
+    # Gustavus (allied_right, 3) parked on a unit of the activated Left Wing adds nothing: 5 vs 4
+    s, d = start({"IRK": "1410", "SL1": "1310"}, rolls=[1], leaders={"gustavus": "1310"}, active="allied_left")
+    play(s, d, hexa("1410"), hexa("1310"), A.RESOLVE)   # no eligible leader: no leader decision, rolled at once
+    assert any("Attack on 1410 by 1310: 5 vs 4 = 1-1" in e for e in s.log)
+    # Horn (allied_left, 2) on the same unit may add his 2: 7 vs 4
+    s, d = start({"IRK": "1410", "SL1": "1310"}, rolls=[1], leaders={"horn": "1310"}, active="allied_left")
+    play(s, d, hexa("1410"), hexa("1310"), A.RESOLVE)
+    assert decision(s) == "leader" and E.current_player(s) == ALLIED
+    play(s, d, A.ADD_LEADERS)
+    assert any("Attack on 1410 by 1310: 7 vs 4 = 1-1" in e for e in s.log)
+    # a helper of a not-yet-activated corps (8.23) gets nothing from its own corps' leader: 5 + 6 vs 2
+    s, d = start({"IRK": {"hex": "1410", "disrupted": True}, "SL1": "1310", "SR1": "1409"}, rolls=[1, 0],
+                 leaders={"gustavus": "1409"}, active="allied_left", cup=["allied_right"])
+    play(s, d, hexa("1410"), hexa("1310"), hexa("1409"), A.RESOLVE)
+    assert any("Attack on 1410 by 1310+1409: 11 vs 2" in e for e in s.log)
+    # the defender may add any of his leaders in a defending hex (10.11), activated or not
+    s, d = start({"IRK": "1410", "SL1": "1310"}, rolls=[1], leaders={"tilly": "1410"}, active="allied_left")
+    play(s, d, hexa("1410"), hexa("1310"), A.RESOLVE)
+    assert decision(s) == "leader" and E.current_player(s) == IMPERIAL
+
+
+def test_10_11_adding_a_leaders_value_is_the_owners_choice():
+    # SR1 6 + Gustavus 3 attack the disrupted ILK 2 + Pappenheim's 2 halved (10.12); die 2
+    def fight(att_add: bool, def_add: bool) -> str:
+        s, d = start({"ILK": {"hex": "1410", "disrupted": True}, "SR1": "1310"}, rolls=[2],
+                     leaders={"gustavus": "1310", "pappenheim": "1410"}, active="allied_right")
+        play(s, d, hexa("1410"), hexa("1310"), A.RESOLVE)
+        assert decision(s) == "leader" and E.current_player(s) == ALLIED
+        assert set(legal(s)) == {A.ADD_LEADERS, A.DECLINE_LEADERS}
+        assert E.action_to_str(s, A.DECLINE_LEADERS) == "decline the leaders' values: attack 1410 with 1310 at 2-1"
+        play(s, d, A.ADD_LEADERS if att_add else A.DECLINE_LEADERS)
+        assert decision(s) == "leader" and E.current_player(s) == IMPERIAL
+        play(s, d, A.ADD_LEADERS if def_add else A.DECLINE_LEADERS)
+        return next(e for e in s.log if e.startswith("Attack on 1410"))
+    D = E.D
+    col = {lab: i for i, lab in enumerate(D.crt_columns)}
+    cases = {(True, True): ("9 vs 3", "3-1"), (True, False): ("9 vs 2", "4-1"),
+             (False, True): ("6 vs 3", "2-1"), (False, False): ("6 vs 2", "3-1")}
+    for (aa, da), (sp, odds) in cases.items():
+        line = fight(aa, da)
+        assert f"{sp} = {odds}, die 2 -> {D.crt[1][col[odds]]}" in line, line

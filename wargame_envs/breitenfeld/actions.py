@@ -8,17 +8,19 @@ Index ranges (C corps, U units, L leaders, N hexes; standard scenario C=9, U=76,
 | 1 | ``RESOLVE`` | roll for the attack being built |
 | 2 | ``RESOLVE_CHARGE`` | roll for it with the eligible cavalry charging |
 | 3 | ``EXIT`` | move the selected unit off the map |
-| 4 .. 4+C-1 | ``CORPS[c]`` | activate corps c (the 4.1 C choice when a leadership-3 leader's chit is drawn) |
-| 4+C .. 4+C+U+L-1 | ``PIECE[p]`` | select unit p (p < U) or leader p-U to move |
-| 4+C+U+L .. +N-1 | ``HEX[h]`` | destination / artillery target / attack a hex / add the unit in a hex to the attack / the unit to disrupt |
+| 4 | ``ADD_LEADERS`` | add the leadership values of the eligible leaders to the combat (10.11) |
+| 5 | ``DECLINE_LEADERS`` | do not add them |
+| 6 .. 6+C-1 | ``CORPS[c]`` | activate corps c (the 4.1 C choice when a leadership-3 leader's chit is drawn) |
+| 6+C .. 6+C+U+L-1 | ``PIECE[p]`` | select unit p (p < U) or leader p-U to move |
+| 6+C+U+L .. +N-1 | ``HEX[h]`` | destination / artillery target / attack a hex / add the unit in a hex to the attack / the unit to disrupt |
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-END, RESOLVE, RESOLVE_CHARGE, EXIT = 0, 1, 2, 3
-NAMED = ("END", "RESOLVE", "RESOLVE_CHARGE", "EXIT")
+END, RESOLVE, RESOLVE_CHARGE, EXIT, ADD_LEADERS, DECLINE_LEADERS = range(6)
+NAMED = ("END", "RESOLVE", "RESOLVE_CHARGE", "EXIT", "ADD_LEADERS", "DECLINE_LEADERS")
 
 
 @dataclass(frozen=True)
@@ -60,7 +62,7 @@ class ActionCodec:
 
     def decode(self, action: int) -> tuple[str, int]:
         a = int(action)
-        if 0 <= a < 4:
+        if 0 <= a < len(NAMED):
             return NAMED[a], 0
         if a < self.piece0:
             return "CORPS", a - self.corps0

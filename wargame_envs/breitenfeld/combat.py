@@ -14,9 +14,8 @@ from __future__ import annotations
 
 from . import demoralization
 from .disruption import disrupt, eliminate
-from .leaders import leader_values_by_hex
-from .state import (F_ATK, F_CHARGE, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_PHASE_CLEAR, F_SPENT,
-                    G_ACTIVE, G_VIS, G_VIS_OPT)
+from .state import (AC_ATT_LEADERS, AC_CHARGE, AC_DEF_LEADERS, F_ATK, F_CHARGE, F_DEF, F_IN_ATK, F_MOVED,
+                    F_MUST_ATK, F_MUST_DEF, F_PHASE_CLEAR, F_SPENT, G_ACTIVE, G_ATTACK, G_VIS, G_VIS_OPT)
 from .zoc import Snap, in_enemy_zoc
 
 CTX_CACHE_SIZE = 16
@@ -218,11 +217,25 @@ def start_phase(D, s) -> None:
         s.u_flags[e] |= F_MUST_DEF
 
 
-def strengths(D, s, snap: Snap, sa, sd, charging) -> tuple[int, int, list[str]]:
-    """(attack, defence) in half strength points, and notes."""
-    side = D.unit_side[next(iter(sa))]
-    lv_a = leader_values_by_hex(D, s, side)
-    lv_d = leader_values_by_hex(D, s, 1 - side)
+def combat_leaders(D, s, snap: Snap, units, attacking: bool) -> dict[int, int]:
+    """hex -> the best leadership value that may be added to the unit there (10.11, 10.13: one leader per
+    unit), for the hexes of ``units``. An attacker gets only leaders of the activated corps (4.1 C: "units
+    and Leader counters from an activated Corps" attack); a defender any leader of its side."""
+    hexes = {snap.uh[u] for u in units}
+    side = D.unit_side[next(iter(units))] if units else -1
+    active = int(s.g[G_ACTIVE])
+    out: dict[int, int] = {}
+    for l, h in enumerate(s.l_hex.tolist()):
+        if h in hexes and D.leader_side[l] == side and (not attacking or D.leader_corps[l] == active):
+            out[h] = max(out.get(h, 0), D.leader_value[l])
+    return out
+
+
+def strengths(D, s, snap: Snap, sa, sd, charging, leaders=(True, True)) -> tuple[int, int, list[str]]:
+    """(attack, defence) in half strength points, and notes. ``leaders``: whether the attacker and the
+    defender add their leaders' values (10.11, the owner's option)."""
+    lv_a = combat_leaders(D, s, snap, sa, True) if leaders[0] else {}
+    lv_d = combat_leaders(D, s, snap, sd, False) if leaders[1] else {}
     any_dis_def = any(snap.ud[d] for d in sd)
     notes = []
     att = 0
@@ -263,13 +276,27 @@ def fmt_sp(v2: int) -> str:
     return str(v2 // 2) if v2 % 2 == 0 else f"{v2 / 2:g}"
 
 
-def resolve(D, s, dice, charge: bool) -> tuple[str, int]:
-    """Roll for the attack being built. Returns (result, side that must choose a unit to disrupt or -1)."""
+def declare(D, s, charge: bool) -> None:
+    """The attacker resolves the attack being built, with (``RESOLVE_CHARGE``) or without a charge: the
+    charging units are marked; the leaders' choices (10.11) come next, then :func:`resolve`."""
+    ctx = Ctx(D, s)
+    if charge:
+        for a in ctx.charge_eligible():
+            s.u_flags[a] |= F_CHARGE
+    s.g[G_ATTACK] = AC_CHARGE if charge else 0
+
+
+def resolve(D, s, dice) -> tuple[str, int]:
+    """Roll for the attack declared (:func:`declare`) with the leaders' values the players chose to add.
+    Returns (result, side that must choose a unit to disrupt or -1)."""
     snap = Snap(D, s)
     ctx = Ctx(D, s, snap)
     sa, sd = set(ctx.sa), set(ctx.sd)
-    charging = set(ctx.charge_eligible()) if charge else set()
-    att, dfn, notes = strengths(D, s, snap, sa, sd, charging)
+    charging = {a for a in sa if snap.uf[a] & F_CHARGE}
+    choices = int(s.g[G_ATTACK])
+    s.g[G_ATTACK] = 0
+    att, dfn, notes = strengths(D, s, snap, sa, sd, charging,
+                                (bool(choices & AC_ATT_LEADERS), bool(choices & AC_DEF_LEADERS)))
     col = odds_column(D, att, dfn)
     die = dice.roll(6)
     res = D.crt[die - 1][col]

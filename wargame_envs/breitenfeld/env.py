@@ -7,8 +7,8 @@ with chit activation and the Breitenfeld exclusive rules 12.x, as a PettingZoo A
 | | |
 |---|---|
 | Agents | ``allied`` (player 0: Swedes and Saxons), ``imperial`` (player 1) |
-| Actions | ``Discrete(697)`` (one flat space, see *Action layout*) |
-| Observations | ``{"observation": Box(0, 1, (15616,), float32), "action_mask": Box(0, 1, (697,), int8)}`` |
+| Actions | ``Discrete(699)`` (one flat space, see *Action layout*) |
+| Observations | ``{"observation": Box(0, 1, (15620,), float32), "action_mask": Box(0, 1, (699,), int8)}`` |
 | Game length | 10 Game-Turns; about 1,100 decisions in a random game |
 | Import | ``from wargame_envs.breitenfeld.env import env, raw_env`` or ``wargame_envs.make("breitenfeld_v0")`` |
 
@@ -23,7 +23,7 @@ to each of his guns that has one, then the Imperial player, then all shots are r
 corps activation: chits are drawn from one cup for both armies; the owner of the drawn corps moves it
 (select a piece, then its destination) and fights with it (declare attacks, add units, resolve). Every
 choice is one AEC step of the player who makes it, including the mid-combat choices of the other player
-(which defending unit takes an Ax result) and Gustavus' once-per-turn chit exchange. Phases without any
+(which defending unit takes an Ax result, whether the defender adds his leaders' values) and Gustavus' once-per-turn chit exchange. Phases without any
 choice pass on their own.
 
 Observation layout
@@ -62,20 +62,21 @@ gives each piece; ``engine.obs_layout.unflatten(obs)`` splits a vector.
 | `artillery_targets` | plane | 14950 | 598 |
 | `turn` | feature | 15548 | 10 |
 | `phase` | feature | 15558 | 6 |
-| `decision` | feature | 15564 | 8 |
-| `to_move` | feature | 15572 | 1 |
-| `i_am_imperial` | feature | 15573 | 1 |
-| `visibility` | feature | 15574 | 3 |
-| `corps_in_cup` | feature | 15577 | 9 |
-| `active_corps` | feature | 15586 | 9 |
-| `turn_ends` | feature | 15595 | 2 |
-| `swap_used` | feature | 15597 | 1 |
-| `may_move` | feature | 15598 | 2 |
-| `demoralized` | feature | 15600 | 3 |
-| `demoralization_progress` | feature | 15603 | 3 |
-| `victory_points` | feature | 15606 | 2 |
-| `mp_left` | feature | 15608 | 1 |
-| `pending_result` | feature | 15609 | 7 |
+| `decision` | feature | 15564 | 9 |
+| `to_move` | feature | 15573 | 1 |
+| `i_am_imperial` | feature | 15574 | 1 |
+| `visibility` | feature | 15575 | 3 |
+| `corps_in_cup` | feature | 15578 | 9 |
+| `active_corps` | feature | 15587 | 9 |
+| `turn_ends` | feature | 15596 | 2 |
+| `swap_used` | feature | 15598 | 1 |
+| `may_move` | feature | 15599 | 2 |
+| `demoralized` | feature | 15601 | 3 |
+| `demoralization_progress` | feature | 15604 | 3 |
+| `victory_points` | feature | 15607 | 2 |
+| `mp_left` | feature | 15609 | 1 |
+| `pending_result` | feature | 15610 | 7 |
+| `attack_choices` | feature | 15617 | 3 |
 
 Action layout
 -------------
@@ -85,10 +86,12 @@ Action layout
 | 1 | `RESOLVE` |
 | 2 | `RESOLVE_CHARGE` |
 | 3 | `EXIT` |
-| 4..12 | `CORPS[c]` |
-| 13..88 | `PIECE[unit]` |
-| 89..98 | `PIECE[leader]` |
-| 99..696 | `HEX[h]` |
+| 4 | `ADD_LEADERS` |
+| 5 | `DECLINE_LEADERS` |
+| 6..14 | `CORPS[c]` |
+| 15..90 | `PIECE[unit]` |
+| 91..100 | `PIECE[leader]` |
+| 101..698 | `HEX[h]` |
 
 By decision: *artillery target*: ``HEX`` of a target in range and line of sight, or ``END`` (hold fire);
 *activation choice*: ``CORPS`` (the drawn corps, or another corps whose chit is still in the cup);
@@ -96,6 +99,9 @@ By decision: *artillery target*: ``HEX`` of a target in range and line of sight,
 *movement: destination*: ``HEX`` of a reachable hex (its own hex = stays), ``EXIT`` (leave the map where a
 rule allows it); *combat: declare attack*: ``HEX`` of an enemy unit, or ``END``; *combat: build attack*:
 ``HEX`` of a friendly unit (attacker) or enemy unit (defender) to add, ``RESOLVE`` or ``RESOLVE_CHARGE``;
+*combat: add leaders' values* (10.11, asked of the attacker, then of the defender, where that side has a
+leader that may add: for the attacker a leader of the activated corps stacked with an attacking unit, for
+the defender any of his leaders stacked with a defending unit): ``ADD_LEADERS`` or ``DECLINE_LEADERS``;
 *choose unit to disrupt*: ``HEX`` of one of the player's units in the combat. ``action_to_str`` names
 actions in the players' terms ("Tilly's Center: tercio 1806 -> 1706", "attack 1410 with 1310+1409+1411 at
 3-1").
@@ -120,11 +126,19 @@ Options (``reset(options=...)`` or ``env(options=...)``)
 * ``turn_ends_chit`` (bool, default False): the optional "Turn Ends" chit of 4.1 C.
 * ``visibility`` (bool, default False): the optional visibility rule (turn 1 moderate, then a roll per turn).
 * ``position`` (dict): start from any position, in the format ``env.position()`` /
-  ``engine.to_position(state)`` returns (see ``wargame_envs.breitenfeld.position``).
+  ``engine.to_position(state)`` returns at any pending decision (see ``wargame_envs.breitenfeld.position``);
+  every value is checked, a bad one raises ``ScenarioError`` naming the field and the value.
+
+Options are type-checked (``core.options.check_options``: a bool given as ``'false'`` is refused); unknown
+options are ignored with a warning. ``engine.summary(state)`` returns the whole state as a plain dict
+(``docs/breitenfeld.md``).
 
 Version history
 ---------------
 * v0: first release.
+* v0, issue 11: leaders add their value only to attacks of their activated corps, and only by the owner's
+  choice (a new decision, actions ``ADD_LEADERS``/``DECLINE_LEADERS``): 699 actions (was 697), 15,620
+  observation floats (was 15,616). Policies trained before do not fit.
 """
 
 from __future__ import annotations

@@ -14,17 +14,6 @@ from .state import F_OOC, G_VP0, OFF_ELIM
 from .zoc import Snap
 
 
-def leader_values_by_hex(D, s, side: int) -> dict[int, int]:
-    """hex -> best leadership value of ``side``'s leaders there (10.11, 10.13: at most one counts)."""
-    out: dict[int, int] = {}
-    for l, h in enumerate(s.l_hex.tolist()):
-        if h >= 0 and D.leader_side[l] == side:
-            v = D.leader_value[l]
-            if v > out.get(h, -1):
-                out[h] = v
-    return out
-
-
 def check_leaders(D, s) -> None:
     """Eliminate leaders caught without a friendly unit in an enemy ZOC, or sharing a hex with an enemy unit."""
     for l in _caught_leaders(s.l_hex, D.leader_side_array, s.u_hex, s.u_dis, D.unit_side_array,

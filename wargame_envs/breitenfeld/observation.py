@@ -16,7 +16,7 @@ import numpy as np
 from ..core.jit import kernel
 from ..core.observation import ObservationLayout
 from .state import (DECISION_KEYS, F_ATK, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_OOC, F_SPENT,
-                    G_ACTIVE, G_DEC, G_DEMOR, G_ELIM0, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_RES, G_SEL,
+                    G_ACTIVE, G_ATTACK, G_DEC, G_DEMOR, G_ELIM0, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_RES, G_SEL,
                     G_SWAP_USED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED, PHASE_NAMES,
                     RESULT_CODES)
 from .victory import victory_points
@@ -42,7 +42,7 @@ def make_layout(D) -> ObservationLayout:
         ("i_am_imperial", 1), ("visibility", 3), ("corps_in_cup", D.n_corps), ("active_corps", D.n_corps),
         ("turn_ends", 2), ("swap_used", 1), ("may_move", 2), ("demoralized", len(D.army_ids)),
         ("demoralization_progress", len(D.army_ids)), ("victory_points", 2), ("mp_left", 1),
-        ("pending_result", len(RESULT_CODES)),
+        ("pending_result", len(RESULT_CODES)), ("attack_choices", 3),
     ]
     return ObservationLayout(D.grid.n, PLANES, features)
 
@@ -250,7 +250,8 @@ def _slow_features(E, T: ObsTables, s, player: int, g: list) -> list[float]:
 
 
 def _write_decision_features(T: ObsTables, player: int, g: list, out, base: int) -> None:
-    """Set the pending decision's features (kind, whose, MP left, pending result) in ``out`` (a feature
+    """Set the pending decision's features (kind, whose, MP left, pending result, the attack's choices made:
+    charge, attacker's leaders, defender's leaders) in ``out`` (a feature
     list, ``base`` 0, or the observation, ``base`` the feature block's start), zeros there."""
     F = T.feature_at
     out[base + F["decision"] + g[G_DEC]] = 1.0
@@ -259,6 +260,9 @@ def _write_decision_features(T: ObsTables, player: int, g: list, out, base: int)
     if g[G_MP] >= 0:
         out[base + F["mp_left"]] = min(1.0, g[G_MP] / 9.0)
     out[base + F["pending_result"] + g[G_RES]] = 1.0
+    for bit in range(3):
+        if g[G_ATTACK] >> bit & 1:
+            out[base + F["attack_choices"] + bit] = 1.0
 
 
 def _cached_slow_features(E, T: ObsTables, s, player: int, g: list) -> np.ndarray:

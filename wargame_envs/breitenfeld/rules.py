@@ -9,20 +9,21 @@ sequence (``sequence.advance``) up to the next decision. The pending decision is
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 import numpy as np
 
 from ..core.engine import Engine
-from ..core.errors import IllegalActionError
+from ..core.errors import IllegalActionError, ScenarioError
+from ..core.options import Option, check_options
 from . import actions as A
 from . import artillery, combat, movement, observation, position, sequence, view
 from .data import load_data
 from .disruption import disrupt
 from .leaders import check_leaders
-from .state import (D_ART, D_ATTACK, D_COMBAT, D_LOSS, D_MOVE_DEST, D_MOVE_SELECT, D_NONE, D_SWAP, DECISION_KEYS,
-                    DECISION_NAMES, F_FORCED, F_IN_ATK, F_MOVED, G_ACTIVE, G_ART_IDX, G_DEC, G_DECISIONS, G_DONE,
+from .state import (AC_ATT_LEADERS, AC_CHARGE, AC_DEF_LEADERS, D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS,
+                    D_MOVE_DEST, D_MOVE_SELECT, D_NONE, D_SWAP, DECISION_KEYS, DECISION_NAMES, F_CHARGE, F_FORCED,
+                    F_IN_ATK, F_MOVED, G_ACTIVE, G_ART_IDX, G_ATTACK, G_DEC, G_DECISIONS, G_DONE,
                     G_DRAWN, G_LOSS_SIDE, G_MAY0, G_MP, G_PLAYER, G_RES, G_SEL, G_VIS, G_VIS_OPT,
                     LF_MOVED, RESULT_CODES, make_state_class)
 from .victory import returns as vp_returns
@@ -52,15 +53,18 @@ class BreitenfeldEngine(Engine):
         self._units_end = 3 * D.n_units             # u_hex, u_dis, u_flags lead the state buffer
 
     # ------------------------------------------------------------------ lifecycle
+    #: ``reset(options=...)``: checked by ``core.options.check_options`` (see the env docstring)
+    OPTIONS = {"turn_ends_chit": Option(bool, False), "visibility": Option(bool, False),
+               "position": Option(dict)}
+
     def new_state(self, options: dict[str, Any] | None, dice) -> Any:
-        options = dict(options or {})
-        known = {"turn_ends_chit", "visibility", "position"}
-        extra = set(options) - known
-        if extra:  # PettingZoo's api_test passes a dummy option, so warn rather than refuse
-            warnings.warn(f"ignoring unknown breitenfeld_v0 option(s) {sorted(extra)}; known: {sorted(known)}",
-                          stacklevel=3)
+        options = check_options(self.name, options, self.OPTIONS)
         s = position.build_state(self, options)
         sequence.advance(self, s, dice)
+        if options["position"] is not None:
+            problems = self.check_invariants(s)
+            if problems:
+                raise ScenarioError(f"position: not a position the rules can reach: {problems[0]}")
         return s
 
     def current_player(self, state) -> int:
@@ -77,6 +81,11 @@ class BreitenfeldEngine(Engine):
 
     def decision_name(self, state) -> str:
         return DECISION_NAMES[int(state.g[G_DEC])]
+
+    decision_names = DECISION_NAMES
+
+    def decision_id(self, state) -> int:
+        return int(state.g[G_DEC])
 
     def decision_key(self, state) -> str:
         return DECISION_KEYS[int(state.g[G_DEC])]
@@ -139,6 +148,8 @@ class BreitenfeldEngine(Engine):
             legal += [c.hex(ctx.snap.uh[u]) for u in ctx.add_candidates()]
         elif dec == D_LOSS:
             legal += [c.hex(int(s.u_hex[u])) for u in combat.loss_candidates(D, s, int(s.g[G_LOSS_SIDE]))]
+        elif dec == D_LEADER:
+            legal += [A.ADD_LEADERS, A.DECLINE_LEADERS]
         self._cache_key, self._cache_val = key, (legal, info)
         return legal, info
 
@@ -230,14 +241,18 @@ class BreitenfeldEngine(Engine):
                 s.u_flags[u] |= F_IN_ATK
                 sequence.set_decision(s, D_ATTACK, int(s.g[G_PLAYER]))
             else:
-                res, loss_side = combat.resolve(D, s, dice, charge=(kind == "RESOLVE_CHARGE"))
-                if loss_side >= 0:
-                    s.g[G_RES] = RESULT_CODES.index(res)
-                    s.g[G_LOSS_SIDE] = loss_side
-                    sequence.set_decision(s, D_LOSS, loss_side)
-                else:
-                    combat.finish(D, s, res)
-                    check_leaders(D, s)
+                combat.declare(D, s, charge=(kind == "RESOLVE_CHARGE"))
+                self._leaders_or_roll(s, dice, attacker=True)
+        elif dec == D_LEADER:
+            attacker = int(s.g[G_PLAYER]) == D.corps_side[int(s.g[G_ACTIVE])]
+            if kind == "ADD_LEADERS":
+                s.g[G_ATTACK] |= AC_ATT_LEADERS if attacker else AC_DEF_LEADERS
+            s.log.append(f"The {'attacker' if attacker else 'defender'} "
+                         f"{'adds' if kind == 'ADD_LEADERS' else 'declines'} the leaders' values [10.11]")
+            if attacker:
+                self._leaders_or_roll(s, dice, attacker=False)
+            else:
+                self._roll(s, dice)
         elif dec == D_LOSS:
             u = Snap(D, s).at[idx]
             res = RESULT_CODES[int(s.g[G_RES])]
@@ -248,6 +263,29 @@ class BreitenfeldEngine(Engine):
             combat.finish(D, s, res)
             check_leaders(D, s)
         sequence.advance(self, s, dice)
+
+    def _leaders_or_roll(self, s, dice, attacker: bool) -> None:
+        """10.11: the attacker's, then the defender's choice to add the leaders' values, where a side has
+        an eligible leader; then the roll."""
+        D = self.D
+        snap = Snap(D, s)
+        ctx = combat.Ctx(D, s, snap)
+        for role in ((True, False) if attacker else (False,)):
+            if combat.combat_leaders(D, s, snap, ctx.sa if role else ctx.sd, role):
+                sequence.set_decision(s, D_LEADER, ctx.side if role else 1 - ctx.side)
+                return
+        self._roll(s, dice)
+
+    def _roll(self, s, dice) -> None:
+        D = self.D
+        res, loss_side = combat.resolve(D, s, dice)
+        if loss_side >= 0:
+            s.g[G_RES] = RESULT_CODES.index(res)
+            s.g[G_LOSS_SIDE] = loss_side
+            sequence.set_decision(s, D_LOSS, loss_side)
+        else:
+            combat.finish(D, s, res)
+            check_leaders(D, s)
 
     def _apply_move(self, s, kind: str, idx: int, info: dict) -> None:
         D = self.D
@@ -330,6 +368,8 @@ class BreitenfeldEngine(Engine):
             return {D_ART: "hold fire", D_MOVE_SELECT: "end movement phase", D_COMBAT: "end combat phase"}.get(dec, "end")
         if kind in ("RESOLVE", "RESOLVE_CHARGE"):
             return self._attack_text(s, charge=kind == "RESOLVE_CHARGE")
+        if kind in ("ADD_LEADERS", "DECLINE_LEADERS"):
+            return self._leader_text(s, kind == "ADD_LEADERS")
         if kind == "EXIT":
             p = int(s.g[G_SEL])
             return f"{self._piece_name(s, p) if p >= 0 else 'selected unit'} leaves the map"
@@ -359,19 +399,32 @@ class BreitenfeldEngine(Engine):
             return f"disrupt {D.unit_label[snap.at[idx]] if snap.at[idx] >= 0 else ''} {hid} ({RESULT_CODES[int(s.g[G_RES])]})"
         return f"{kind} {hid}"
 
-    def _attack_text(self, s, charge: bool) -> str:
+    def _attack_text(self, s, charge: bool, leaders=(True, True)) -> str:
+        """The attack being built, and its odds with the leaders' values in ``leaders`` (attacker,
+        defender) added (10.11; before their choices: as if both add them)."""
         D = self.D
         snap = Snap(D, s)
         ctx = combat.Ctx(D, s, snap)
         if not ctx.sa or not ctx.sd:
             return "resolve attack"
-        charging = set(ctx.charge_eligible()) if charge else set()
-        att, dfn, _ = combat.strengths(D, s, snap, ctx.sa, ctx.sd, charging)
+        if int(s.g[G_DEC]) == D_LEADER:
+            charging = {a for a in ctx.sa if snap.uf[a] & F_CHARGE}
+        else:
+            charging = set(ctx.charge_eligible()) if charge else set()
+        att, dfn, _ = combat.strengths(D, s, snap, ctx.sa, ctx.sd, charging, leaders)
         col = combat.odds_column(D, att, dfn)
         dh = "+".join(sorted(D.grid.ids[snap.uh[d]] for d in ctx.sd))
         ah = "+".join(sorted(D.grid.ids[snap.uh[a]] for a in ctx.sa))
-        ch = " charging" if charge else ""
+        ch = " charging" if charging else ""
         return f"attack {dh} with {ah}{ch} at {D.crt_columns[col]}"
+
+    def _leader_text(self, s, add: bool) -> str:
+        D = self.D
+        attacker = int(s.g[G_PLAYER]) == D.corps_side[int(s.g[G_ACTIVE])]
+        choices = int(s.g[G_ATTACK])
+        leaders = (add, True) if attacker else (bool(choices & AC_ATT_LEADERS), add)
+        verb = "add the leaders' values" if add else "decline the leaders' values"
+        return f"{verb}: {self._attack_text(s, bool(choices & AC_CHARGE), leaders)}"
 
     def action_to_str(self, state, action: int) -> str:
         return self._describe(state, int(action))
@@ -383,11 +436,16 @@ class BreitenfeldEngine(Engine):
     def to_position(self, state) -> dict[str, Any]:
         return position.to_position(self, state)
 
-    def render_ansi(self, state) -> str:
-        return view.render_ansi(self, state)
+    def summary(self, state) -> dict[str, Any]:
+        """Read-only omniscient summary (turn, phase, cup, victory points, eliminated strength,
+        demoralization, every piece's hex, strength and status) as a plain dict; see docs/breitenfeld.md."""
+        return position.summary(self, state)
 
-    def scene(self, state):
-        return view.scene(self, state)
+    def render_ansi(self, state, viewer: int | None = None) -> str:
+        return view.render_ansi(self, state, viewer)
+
+    def scene(self, state, viewer: int | None = None):
+        return view.scene(self, state, viewer)
 
     # ------------------------------------------------------------------ invariants
     def check_invariants(self, state) -> list[str]:

@@ -36,22 +36,26 @@ PH_TURN_START, PH_ARTILLERY, PH_ACTIVATION, PH_MOVEMENT, PH_COMBAT, PH_OVER = ra
 PHASE_NAMES = ("turn_start", "artillery", "activation", "movement", "combat", "over")
 
 # decisions
-D_NONE, D_SWAP, D_ART, D_MOVE_SELECT, D_MOVE_DEST, D_COMBAT, D_ATTACK, D_LOSS = range(8)
+D_NONE, D_SWAP, D_ART, D_MOVE_SELECT, D_MOVE_DEST, D_COMBAT, D_ATTACK, D_LOSS, D_LEADER = range(9)
 DECISION_NAMES = ("none", "activation choice (4.1 C)", "artillery target (5.0)", "movement: select piece (6.0)",
                   "movement: destination (6.0)", "combat: declare attack (8.1)", "combat: build attack (8.2)",
-                  "combat: choose unit to disrupt (Ax/Dx, 8.6)")
-DECISION_KEYS = ("none", "swap", "artillery", "move_select", "move_dest", "combat", "attack", "loss")
+                  "combat: choose unit to disrupt (Ax/Dx, 8.6)", "combat: add leaders' values (10.11)")
+DECISION_KEYS = ("none", "swap", "artillery", "move_select", "move_dest", "combat", "attack", "loss", "leader")
 
 # globals (indices into g)
 (G_TURN, G_PHASE, G_DEC, G_PLAYER, G_ACTIVE, G_SEL, G_MP, G_SWAP_USED, G_TE_OPT, G_TE_ADDED, G_TE_IN_CUP,
  G_VIS_OPT, G_VIS, G_MAY0, G_MAY1, G_ELIM0, G_ELIM1, G_ELIM2, G_VP0, G_VP1, G_ART_SIDE, G_ART_IDX, G_RES,
- G_LOSS_SIDE, G_DRAWN, G_DEMOR, G_DONE, G_EXITVP0, G_EXITVP1, G_DECISIONS) = range(30)
-N_GLOBALS = 30
+ G_LOSS_SIDE, G_DRAWN, G_DEMOR, G_DONE, G_EXITVP0, G_EXITVP1, G_DECISIONS, G_ATTACK) = range(31)
+N_GLOBALS = 31
 GLOBAL_NAMES = ("turn", "phase", "decision", "player", "active_corps", "selected", "mp_left", "swap_used",
                 "turn_ends_option", "turn_ends_added", "turn_ends_in_cup", "visibility_option", "visibility",
                 "allied_may_move", "imperial_may_move", "eliminated_sp_0", "eliminated_sp_1", "eliminated_sp_2",
                 "vp_allied", "vp_imperial", "artillery_side", "artillery_index", "pending_result", "loss_side",
-                "drawn_corps", "demoralized_bits", "game_over", "exit_vp_allied", "exit_vp_imperial", "decisions")
+                "drawn_corps", "demoralized_bits", "game_over", "exit_vp_allied", "exit_vp_imperial", "decisions",
+                "attack_choices")
+
+# bits of g[G_ATTACK], the choices made for the attack being resolved (12.5 charge, 10.11 leaders)
+AC_CHARGE, AC_ATT_LEADERS, AC_DEF_LEADERS = 1, 2, 4
 
 RESULT_CODES = ("", "Ae", "Ad", "Ax", "Dx", "Dd", "De")
 

@@ -12,6 +12,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import numpy as np
+
 from .errors import ScenarioError
 
 
@@ -43,11 +45,11 @@ class Option:
     def validate(self, name: str, value: Any) -> Any:
         ok = True
         if self.kind is bool:
-            ok = isinstance(value, bool) or type(value).__name__ == "bool_"
+            ok = isinstance(value, (bool, np.bool_))
             value = bool(value) if ok else value
         elif self.kind is int:
             ok = isinstance(value, int) and not isinstance(value, bool)
-            if not ok and type(value).__module__ == "numpy" and hasattr(value, "dtype") and value.dtype.kind in "iu":
+            if isinstance(value, np.integer):
                 value, ok = int(value), True
             ok = ok and (self.low is None or value >= self.low) and (self.high is None or value <= self.high)
         elif self.kind is str:
