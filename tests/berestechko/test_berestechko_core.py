@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bx_helpers import ENGINE, play, start
+from bx_helpers import ENGINE, start
 
 from wargame_envs.berestechko.data import DATA_DIR, load_scenario
 from wargame_envs.berestechko.rules import BerestechkoEngine
@@ -91,13 +91,6 @@ def test_position_round_trip_and_start_from_it():
     again = ENGINE.new_state({"position": pos}, Dice(0))
     assert again == s and ENGINE.to_position(again) == pos
     assert json.loads(json.dumps(pos)) == pos
-
-
-def test_position_mid_activation_is_refused_with_the_reason():
-    s, dice = start({"Zemska": "02", "Hrunka": "52"}, dice=[5, 1, 1])
-    play(s, dice, "die:5")
-    with pytest.raises(ValueError, match="select_unit"):
-        ENGINE.to_position(s)
 
 
 @pytest.mark.parametrize("mutate, message", [

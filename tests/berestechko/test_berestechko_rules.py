@@ -273,13 +273,13 @@ def test_8_1_5_tatars_throw_one_d6_against_infantry():
     s, dice = start({"Wolff": "33", "Kalga": "43"}, active="cossack_tatar", dice=[4, 1, 1], rolls=[6, 1, 1])
     play(s, dice, "die:4", "unit:Kalga", "hex:43", "hex:33")
     assert dice.remaining == 0  # 1d6 attack + Wolff's 2d6 defence
-    assert s.sc[S.ROLL_DIFF] == 4
+    assert any("= CR 4 vs R 6" in line for line in s.log)
 
 
 def test_8_1_6_one_attack_die_from_or_into_complex_terrain():
     s, dice = start({"Zemska": "42", "Hrunka": "41"}, dice=[5, 1, 1], rolls=[6, 1])
     play(s, dice, "die:5", "unit:Zemska", "hex:42", "hex:41")
-    assert dice.remaining == 0 and s.sc[S.ROLL_DIFF] == 5  # 1d6 (not 3d6) - 1d6
+    assert dice.remaining == 0 and any("= CR 5 vs R" in line for line in s.log)  # 1d6 (not 3d6) - 1d6
 
 
 def test_8_1_7_retreat_to_the_side_costs_a_loss_and_no_free_hex_destroys():
@@ -351,8 +351,8 @@ def test_8_3_wagons_double_resistance_and_turn_retreats_into_losses():
 
 
 def test_8_3_lone_wagons_are_destroyed_when_an_enemy_enters_and_give_2_vp():
-    s, dice = start({"Zemska": "33", "Dzhelalii": {"hex": "43", "disorganized": True}, "Wagon (Dzhelalii)": "43"},
-                    dice=[5, 1, 1], rolls=[6, 6, 6, 1, 1])  # 18 - 2 = 16 > R 6 doubled = 12
+    s, dice = start({"Zemska": "33", "Dzhelalii": {"hex": "43", "disorganized": True}, "Wagon (Dzhelalii)": "43",
+                     "Amurat": "57"}, dice=[5, 1, 1], rolls=[6, 6, 6, 1, 1])  # 18 - 2 = 16 > R 6 doubled = 12
     play(s, dice, "die:5", "unit:Zemska", "hex:33", "hex:43")
     assert unit(s, "Dzhelalii")["status"] == DESTROYED
     assert decision(s) == "advance"
@@ -386,7 +386,42 @@ def test_9_destroyed_polish_unit_raises_spirit_and_direct_destruction_counts_twi
     assert unit(s, "Kalga")["status"] == DESTROYED and s.sc[S.SPIRIT] == 2
 
 
+def test_9_ordered_tatar_whose_close_combat_retreat_is_impossible_counts_two():
+    # Issue 11.2: CR 11 > R 8 (not 2R): the attacker picks a retreat; Kalga's rear (41, 42) and sides (31, 33)
+    # are blocked, so the ordered Kalga is destroyed outright: disorganization + destruction, spirit -2.
+    s, dice = start({"Zemska": "22", "Kalga": "32", "Nosach": "41", "Amurat": "42", "Hrunka": "31", "Nureddin": "33"},
+                    dice=[5, 1, 1], tatar_spirit=4, rolls=[6, 6, 1, 1, 1])
+    play(s, dice, "die:5", "unit:Zemska", "hex:22", "hex:32")
+    assert decision(s) == "loss_or_retreat" and s.sc[S.ROLL_DIFF] == 11
+    play(s, dice, "choose_retreat")
+    assert unit(s, "Kalga")["status"] == DESTROYED and s.sc[S.SPIRIT] == 2
+
+
+def test_9_ordered_tatar_whose_extra_ranged_retreat_is_impossible_counts_two():
+    # Issue 11.2 / 8.2.6: Wolff's fire has no effect (CR 2 <= R 8) but Kirim Giray must still retreat a hex;
+    # rear 42/43 and sides 32/34 are blocked: destroyed outright, spirit -2 (not -1).
+    s, dice = start({"Wolff": "23", "Kirim Giray": "33", "Nosach": "42", "Amurat": "43", "Hrunka": "32",
+                     "Nureddin": "34"}, dice=[3, 1, 1], tatar_spirit=4, rolls=[1, 1])
+    play(s, dice, "die:3", "unit:Wolff", "hex:23", "hex:33")
+    assert unit(s, "Kirim Giray")["status"] == DESTROYED and s.sc[S.SPIRIT] == 2
+    # A disorganized Tatar destroyed the same way loses only the destruction point (C16).
+    s, dice = start({"Wolff": "23", "Kirim Giray": {"hex": "33", "disorganized": True}, "Nosach": "42",
+                     "Amurat": "43", "Hrunka": "32", "Nureddin": "34"}, dice=[3, 1, 1], tatar_spirit=4, rolls=[1, 1])
+    play(s, dice, "die:3", "unit:Wolff", "hex:23", "hex:33")
+    assert unit(s, "Kirim Giray")["status"] == DESTROYED and s.sc[S.SPIRIT] == 3
+
+
 # ------------------------------------------------------------------------------ 10 victory
+def test_10_a_disorganized_unit_in_the_camp_still_scores_its_2_vp():
+    # Issue 11.1, the issue's example: round 2, Wolff (activated once) at 24, Kalga disorganized at 03;
+    # Wolff activates and stays, which ends round 2. P-L 1 (disorganized Kalga), C-T 2 (Kalga in the camp).
+    s, dice = start({"Wolff": {"hex": "24", "activations": 1}, "Kalga": {"hex": "03", "disorganized": True}},
+                    round=2, dice=[3, 1, 1])
+    play(s, dice, "die:3", "unit:Wolff", "hex:24")
+    assert ENGINE.is_terminal(s)
+    assert [int(s.sc[S.VP0]), int(s.sc[S.VP1])] == [1, 2] and s.sc[S.WINNER] == CT
+
+
 def test_10_automatic_victory_with_four_destroyed_enemy_units():
     s, dice = start({"Zemska": "22", "Hrunka": {"hex": "32", "disorganized": True},
                      "Nosach": {"status": "destroyed"}, "Bohun": {"status": "destroyed"},

@@ -99,10 +99,15 @@ def destroyed_count(T: Tables, s: BerestechkoState, side: int) -> int:
 
 def destroy(T: Tables, s: BerestechkoState, u: int, why: str) -> None:
     h = int(s.hex[u])
+    outright = not s.disorg[u]  # an ordered unit destroyed at once (an impossible retreat)
     remove_from_map(s, u, DESTROYED)
     s.log.append(f"{name(T, u)} destroyed ({why})" + (f" at {hexid(T, h)}" if h >= 0 else ""))
     if T.is_tatar[u]:
-        change_spirit(T, s, -1, f"{name(T, u)} destroyed")
+        # 9 and reference decision 11: destroyed outright "counts as disorganization plus destruction".
+        if outright:
+            change_spirit(T, s, -2, f"{name(T, u)} destroyed outright: disorganization and destruction")
+        else:
+            change_spirit(T, s, -1, f"{name(T, u)} destroyed")
     elif T.side[u] == 0:
         change_spirit(T, s, +1, f"{name(T, u)} destroyed")
     check_automatic_victory(T, s)
@@ -126,16 +131,21 @@ def apply_loss(T: Tables, s: BerestechkoState, u: int, why: str) -> None:
 
 
 def check_automatic_victory(T: Tables, s: BerestechkoState) -> None:
-    """Four destroyed enemy combat units win at once (10)."""
+    """Four destroyed enemy combat units win at once (10); so does destroying the enemy's last unit
+    in a position with fewer units (C29: withdrawn Tatars are not destroyed, 9, and still count)."""
     if s.sc[S.OVER]:
         return
+    from .state import Reason
+    from .victory import end_game  # local: victory imports this module
+
     need = T.rules["automatic_victory_destroyed"]
+    st = s.status
     for side in (0, 1):
         if destroyed_count(T, s, side) >= need:
-            from .victory import end_game  # local: victory imports this module
-            from .state import Reason
-
             end_game(T, s, 1 - side, Reason.AUTOMATIC)
+            return
+        if not any(st[u] == ON_MAP or st[u] == WITHDRAWN for u in T.combat_units_of[side]):
+            end_game(T, s, 1 - side, Reason.NO_UNITS_LEFT)
             return
 
 

@@ -20,7 +20,8 @@ destinations, targets and extras; the other player gets ``agent_selection`` for 
 rules give the defender: retreat before close combat (6.2.2), defensive artillery (8.1.3),
 overruling the attacker's loss-or-retreat choice (6.2.3) and the choice itself, the hex of each retreat of his unit, and
 (Cossack-Tatar) ending or continuing the battle after the Tatar withdrawal (9). The pending decision
-is in ``env.infos[agent]["decision"]`` and in the observation's ``decision`` one-hot. A decision with
+is named by ``env.unwrapped.decision_name()`` (its number: ``infos[agent]["decision_id"]``) and is in the
+observation's ``decision`` one-hot. A decision with
 no real choice is skipped only when its single option is "no combat" (no enemy adjacent) or when the
 rules give the choice no meaning (a wagon-bound defender, whose retreat is a loss anyway).
 
@@ -61,9 +62,13 @@ Terminal: +1 to the winner, -1 to the loser (ties in victory points go to the Co
 
 ``env(render_mode=None | "ansi" | "rgb_array" | "human", reward="terminal" | "shaped",
 shaped_scale=0.05, options={...})`` and ``reset(seed=None, options={...})`` with
-``variant`` (bool: the optional setup 3.3) and ``position`` (a dict as ``env.unwrapped.position()``
-returns: start from any position, for curricula, puzzles and analysis). Every game is recorded in
-``env.unwrapped.record`` (``GameRecord``: seed, options, actions; JSON) and replays bit-exactly.
+``variant`` (a real bool: the optional setup 3.3; ``'false'`` is refused) and ``position`` (a dict as
+``env.unwrapped.position()`` returns at any decision, named fields only: start from any position, for
+curricula, puzzles and analysis; every field is checked and a bad one raises ``ScenarioError`` naming
+it). Unknown option names are ignored with a warning. ``env.unwrapped.summary()`` gives the whole state
+as a plain dict (round, throws, VP, Tatar spirit, every unit's hex and status; ``docs/berestechko.md``).
+Every game is recorded in ``env.unwrapped.record`` (``GameRecord``: seed, options, actions; JSON) and
+replays bit-exactly.
 
 ## Version history
 

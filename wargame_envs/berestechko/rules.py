@@ -8,7 +8,6 @@ is silent are numbered in ``docs/berestechko.md`` and in the reference file.
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +15,12 @@ import numpy as np
 
 from ..core.dice import Dice
 from ..core.engine import Engine
+from ..core.options import Option, check_options
 from . import combat as C
 from .actions import OPTIONS, ActionCodec
 from .data import SIDES, load_scenario
 from .observation import build_layout, observe
-from .position import from_position, to_position
+from .position import clear_activation, from_position, summary, to_position
 from .state import (CLOSE, DESTROYED, INTERACTION, ON_MAP, RANGED, RECON, UNUSED, WITHDRAWN, BerestechkoState,
                     PHASE_NAMES, Phase, Reason, S, make_state_class)
 from .tables import Tables
@@ -45,13 +45,12 @@ class BerestechkoEngine(Engine):
         self._handlers = [getattr(self, f"_on_{name}", None) for name in PHASE_NAMES]
 
     # ================================================================ lifecycle
+    #: reset options (core.options: a bool must be a bool; unknown names are warned about and ignored)
+    OPTIONS = {"variant": Option(bool, False), "position": Option(object, None)}
+
     def new_state(self, options: dict[str, Any] | None, dice: Dice) -> BerestechkoState:
-        options = dict(options or {})
-        unknown = set(options) - {"variant", "position"}
-        if unknown:  # PettingZoo's api_test passes a dummy option, so warn rather than refuse
-            warnings.warn(f"ignoring unknown berestechko option(s) {sorted(unknown)}; known: ['position', 'variant']",
-                          stacklevel=3)
-        s = from_position(self, options.get("position"), bool(options.get("variant", False)))
+        options = check_options("berestechko", options, self.OPTIONS)
+        s = from_position(self, options["position"], options["variant"])
         if s.sc[S.PHASE] == Phase.CHOOSE_DIE and s.sc[S.SPENT] == 0 and not s.used.any() and s.dice[0] == 0:
             self._throw(s, dice)
         return s
@@ -80,23 +79,33 @@ class BerestechkoEngine(Engine):
     def decision_name(self, s: BerestechkoState) -> str:
         return PHASE_NAMES[int(s.sc[S.PHASE])]
 
+    decision_names = PHASE_NAMES
+
+    def decision_id(self, s: BerestechkoState) -> int:
+        return int(s.sc[S.PHASE])
+
     def to_position(self, s: BerestechkoState) -> dict[str, Any]:
         return to_position(self, s)
+
+    def summary(self, s: BerestechkoState) -> dict[str, Any]:
+        """Round, throws, VP, Tatar spirit, commands and every unit's hex and status, as a plain dict
+        (omniscient; see docs/berestechko.md, "State summary")."""
+        return summary(self, s)
 
     def action_to_str(self, s: BerestechkoState, action: int) -> str:
         from .view import action_to_str
 
         return action_to_str(self, s, action)
 
-    def render_ansi(self, s: BerestechkoState) -> str:
+    def render_ansi(self, s: BerestechkoState, viewer: int | None = None) -> str:
         from .view import render_ansi
 
-        return render_ansi(self, s)
+        return render_ansi(self, s, viewer)
 
-    def scene(self, s: BerestechkoState):
+    def scene(self, s: BerestechkoState, viewer: int | None = None):
         from .view import scene
 
-        return scene(self, s)
+        return scene(self, s, viewer)
 
     def check_invariants(self, s: BerestechkoState) -> list[str]:
         from .position import invariant_violations
@@ -315,6 +324,7 @@ class BerestechkoEngine(Engine):
         if s.cmd[p, track] < cap:
             s.cmd[p, track] += 1
         s.log.append(f"{_side(p)}: +1 {('reconnaissance', 'interaction')[track]} -> {int(s.cmd[p, track])} [6]")
+        s.sc[S.DIE_SLOT] = -1
         self._set_phase(s, Phase.CHOOSE_DIE, p)
 
     def _on_select_recovery(self, s, kind, arg, dice):
@@ -558,7 +568,7 @@ class BerestechkoEngine(Engine):
 
     def _loss_or_retreat(self, s, chooser: int, choice: int, dice) -> None:
         T, d = self.T, int(s.sc[S.TARGET])
-        s.sc[S.ATT_CHOICE] = 0
+        s.sc[S.ATT_CHOICE] = s.sc[S.CHOOSER] = 0  # the choice is made: nothing of it stays pending
         if choice == 1:
             s.log.append(f"{_side(chooser)}: the defender suffers losses [8.1.4]")
             C.apply_loss(T, s, d, "close combat")
@@ -599,10 +609,7 @@ class BerestechkoEngine(Engine):
         u = int(s.sc[S.UNIT])
         if u >= 0 and s.status[u] != DESTROYED and s.status[u] != UNUSED:
             s.acts[u] = min(s.acts[u] + 1, T.rules["activations_per_round"])
-        s.part[:] = 0
-        for k in (S.UNIT, S.WITH_WAGON, S.TARGET, S.RET_UNIT, S.VACATED, S.DIE_SLOT):
-            s.sc[k] = -1
-        s.sc[S.KIND] = s.sc[S.NO_ATTACK] = s.sc[S.RET_LEFT] = 0
+        clear_activation(s)
         if s.sc[S.OVER]:
             return
         if s.sc[S.PENDING_TATAR]:

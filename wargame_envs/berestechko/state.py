@@ -86,6 +86,7 @@ class Reason(IntEnum):
     AUTOMATIC = 1        # four enemy units destroyed (10)
     POINTS = 2           # end of round 2, victory points (10)
     TATARS_ENDED = 3     # C-T ended the battle after the Tatar withdrawal (9)
+    NO_UNITS_LEFT = 4    # every enemy combat unit destroyed, in a position with fewer than four (10, C29)
 
 
 class BerestechkoState(ArrayState):

@@ -9,6 +9,7 @@ REASON_TEXT = {
     Reason.AUTOMATIC: "automatic victory: four enemy units destroyed [10]",
     Reason.POINTS: "end of round 2: victory points [10]",
     Reason.TATARS_ENDED: "the Cossack-Tatar player ended the battle after the Tatar withdrawal [9]",
+    Reason.NO_UNITS_LEFT: "automatic victory: every enemy combat unit destroyed [10, C29]",
 }
 
 
@@ -25,9 +26,11 @@ def victory_points(T: Tables, s: BerestechkoState, reason: int = Reason.NONE) ->
         enemy = 1 - T.side[u]
         if st == DESTROYED:
             vp[enemy] += v["destroyed_wagon"] if T.is_wagon[u] else destroyed_unit
-        elif disorg[u]:
+            continue
+        if disorg[u]:
             vp[enemy] += disorganized_unit
-        elif enemy == 0 and hexes[u] >= 0 and T.camp[hexes[u]] and not T.is_wagon[u]:
+        # 10: "each Cossack/Tatar unit in hexes 03 or 04" scores its +2 whatever its state (issue 11.1).
+        if enemy == 0 and hexes[u] >= 0 and T.camp[hexes[u]] and not T.is_wagon[u]:
             vp[1] += v["unit_in_camp"]
     if reason == Reason.TATARS_ENDED:
         vp[0] += v["tatars_withdrawn_end"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..core.ansi import view_label
 from ..core.render_scene import Counter, Scene
 from .state import INTERACTION, ON_MAP, RECON, WITHDRAWN, DESTROYED, Phase, S
 
@@ -66,9 +67,11 @@ def action_to_str(engine, s, action: int) -> str:
     return f"hex {h}"
 
 
-def _tracks(engine, s) -> list[str]:
+def _tracks(engine, s, viewer: int | None = None) -> list[str]:
+    """Perfect information: every player's view is the omniscient one, apart from its label."""
     sc = s.sc
     lines = [
+        view_label(SIDE_NAMES, viewer),
         f"Round {int(sc[S.ROUND])}  throw #{int(sc[S.THROWS])}: {SIDE_NAMES[int(sc[S.ACTIVE])]}",
         "Dice: " + " ".join(f"[{int(d)}]" if u else f" {int(d)} " for d, u in zip(s.dice, s.used))
         + "  ([x] = spent)",
@@ -94,7 +97,7 @@ def _abbrev(name: str) -> str:
     return name.replace("Wagon (", "W:").replace(")", "")[:5]
 
 
-def render_ansi(engine, s) -> str:
+def render_ansi(engine, s, viewer: int | None = None) -> str:
     from ..core.ansi import hex_map_text
 
     T, g, names = engine.T, engine.grid, engine.scenario.names
@@ -113,10 +116,10 @@ def render_ansi(engine, s) -> str:
         cells.append(tag)
     legend = "+ Polish-Lithuanian, - Cossack-Tatar, * disorganized, 1/2 activations, w wagon, # complex terrain"
     events = s.log[-8:]
-    return "\n".join([hex_map_text(g, cells, 10), legend, *_tracks(engine, s), "Last events:", *("  " + e for e in events)])
+    return "\n".join([hex_map_text(g, cells, 10), legend, *_tracks(engine, s, viewer), "Last events:", *("  " + e for e in events)])
 
 
-def scene(engine, s) -> Scene:
+def scene(engine, s, viewer: int | None = None) -> Scene:
     T, g, sc = engine.T, engine.grid, engine.scenario
     counters = []
     active = int(s.sc[S.UNIT])
@@ -138,5 +141,5 @@ def scene(engine, s) -> Scene:
     return Scene(
         grid=g, terrain=list(sc.terrain_name), terrain_colors=TERRAIN_COLORS, counters=counters,
         hex_marks=marks, side_names=SIDE_NAMES, side_colors=SIDE_COLORS, title="Berestechko 1651",
-        tracks=_tracks(engine, s), events=list(s.log[-12:]),
+        tracks=_tracks(engine, s, viewer), events=list(s.log[-12:]),
     )
