@@ -1,7 +1,7 @@
 """A person at the terminal as an agent: ``wargames play berestechko --p1 human --p2 scripted``.
 
-Before each of the person's decisions :class:`HumanAgent` prints the battle's text map
-(``engine.render_ansi``) in colour: units in their side's (or army's) colour, disordered units
+Before each of the person's decisions :class:`HumanAgent` prints the battle's text map as that
+player may see it (``engine.render_ansi(state, viewer=player)``) in colour: units in their side's (or army's) colour, disordered units
 faded, the unit being decided about in reverse video, marked hexes (e.g. the combat target) on a
 coloured background, hexes named by a legal option underlined, special terrain in its colour; then
 the tracks, the dice and the last events with their rule cases (``state.log``) that the battle's
@@ -26,9 +26,10 @@ Enter         the only option, when there is just one
 
 A bad entry is answered with the reason and the prompt comes back; it never ends the game.
 
-The battles' text views are omniscient; lines a player must not see (Kulikovo's unplaced Ambush
-Regiment, shown to the Russian player only) are left out by a per-battle hook (:data:`HIDDEN_LINES`),
-as the colouring is placed by another (:data:`MAP_CELLS`: where each hex sits in the text map).
+The map and the counters are the player's own view (``render_ansi``/``scene`` with ``viewer``): what
+he must not see (Kulikovo's unplaced Ambush Regiment and the real Dmitri, for the Mongol player) is
+not in it. The colouring is placed by a per-battle hook (:data:`MAP_CELLS`: where each hex sits in
+the text map).
 
 Undo and save need the game itself, not just the position: the ``wargames play`` loop
 (:func:`wargame_envs.cli.play_game`) calls :meth:`HumanAgent.attach` with the env. Before each of
@@ -134,22 +135,6 @@ MAP_CELLS: dict[str, Callable] = {
 }
 
 
-# The other per-battle hook: text lines of ``render_ansi`` (an omniscient view) that a player must
-# not see, as ``{battle: {player index: pattern}}``; a matching line is replaced by what the pattern
-# keeps (group "shown") followed by "(hidden)".
-HIDDEN_LINES: dict[str, dict[int, re.Pattern]] = {
-    "kulikovo_v0": {1: re.compile(r"^(?P<shown>Ambush Regiment: not placed) \(Russian eyes only.*$")},
-}
-
-
-def hide_from(engine, text: str, player: int | None) -> str:
-    """``text`` without the lines :data:`HIDDEN_LINES` hides from ``player``."""
-    pattern = HIDDEN_LINES.get(engine.name, {}).get(player) if player is not None else None
-    if pattern is None:
-        return text
-    return "\n".join(pattern.sub(lambda m: f"{m.group('shown')} (hidden)", line) for line in text.split("\n"))
-
-
 def _paint(text: str, fg=None, bg=None, attrs: str = "") -> str:
     """``text`` with a foreground/background colour (``core.ansi.color``) and SGR attributes."""
     if fg is not None:
@@ -186,11 +171,11 @@ def _top_counters(scene) -> dict[int, object]:
     return out
 
 
-def color_map(engine, state, text: str, named_hexes: set[int] = frozenset()) -> str:
-    """``engine.render_ansi(state)`` text with colours added (only escape codes are inserted: with
-    the codes stripped it is the same text). Battles without a layout in :data:`MAP_CELLS` get
+def color_map(engine, state, text: str, named_hexes: set[int] = frozenset(), viewer: int | None = None) -> str:
+    """``engine.render_ansi(state, viewer)`` text with colours added (only escape codes are inserted:
+    with the codes stripped it is the same text). Battles without a layout in :data:`MAP_CELLS` get
     only the side names and rule cases coloured."""
-    scene = engine.scene(state)
+    scene = engine.scene(state, viewer)
     lines = text.split("\n")
     cells = MAP_CELLS[engine.name](scene.grid) if engine.name in MAP_CELLS else {}
     map_lines = {line for line, _, _ in cells.values()}
@@ -379,7 +364,7 @@ class HumanAgent:
         if not legal:
             raise ValueError("no legal action: the game is over or the mask is empty")
         self._remember(state)
-        scene = engine.scene(state)
+        scene = engine.scene(state, player)  # the player's own view: no hidden counter is named
         menu = Menu(engine, state, legal, scene.grid.index, counter_hexes(scene))
         side = engine.agents[player]
         self.show_position(engine, state, menu, player)
@@ -399,10 +384,10 @@ class HumanAgent:
     # -------------------------------------------------------------- display
     def show_position(self, engine, state, menu: Menu | None = None, player: int | None = None) -> None:
         """Print the map, tracks and last events, in colour unless switched off; what ``player``
-        may not see (:data:`HIDDEN_LINES`) is left out (``None``: show everything, e.g. at the end)."""
-        text = hide_from(engine, engine.render_ansi(state), player)
+        may not see is left out (``None``: the omniscient view, e.g. at the end)."""
+        text = engine.render_ansi(state, player)
         if self.color and colors_enabled():
-            text = color_map(engine, state, text, set(menu.by_hex) if menu else set())
+            text = color_map(engine, state, text, set(menu.by_hex) if menu else set(), player)
         self._write(text)
 
     def _menu_text(self, engine, state, side: str, menu: Menu) -> str:

@@ -89,13 +89,21 @@ class RaceEngine(Engine):
     def to_position(self, s):
         return {"pos": s.pos.tolist()}
 
-    def render_ansi(self, s):
+    def summary(self, s):
+        over = self.is_terminal(s)
+        winner = next((a for a, r in zip(self.agents, self.returns(s)) if r > 0), None)
+        return {"battle": self.name, "to_move": None if over else self.agents[int(s.misc[0])],
+                "decision": "move", "over": over, "winner": winner, "positions": s.pos.tolist(),
+                "units": [{"id": a, "side": a, "hex": int(s.pos[p]), "status": "racing"}
+                          for p, a in enumerate(self.agents)]}
+
+    def render_ansi(self, s, viewer=None):  # perfect information: every view is the same
         cells = ["." for _ in range(self.grid.n)]
         for p in range(2):
             cells[p * COLS + int(s.pos[p])] = self.agents[p][0].upper()
         return hex_map_text(self.grid, cells, 3) + "\n" + "\n".join(s.log[-3:])
 
-    def scene(self, s):
+    def scene(self, s, viewer=None):
         counters = [Counter(p * COLS + int(s.pos[p]), p, self.agents[p], "cavalry") for p in range(2)]
         return Scene(self.grid, ["clear"] * self.grid.n, {"clear": (220, 210, 170)}, counters,
                      side_names=self.agents, title="Race", events=list(s.log))

@@ -20,7 +20,8 @@ from agents.human import (
     UndoRequest,
     color_map,
 )
-from wargame_envs import cli, registry
+from wargame_envs import registry
+from wargames_cli import cli
 from wargame_envs.core.ansi import strip_ansi
 from wargame_envs.core.dice import Dice
 from wargame_envs.core.records import GameRecord, replay_final
@@ -85,7 +86,7 @@ def test_odd_entries_are_answered_not_raised(entry):
 def test_the_position_and_the_options_are_shown_in_the_players_terms():
     engine, state = start("berestechko")
     _, out, _ = ask(engine, state, ["1"])
-    assert engine.render_ansi(state) in out                           # map, tracks, dice, last events
+    assert engine.render_ansi(state, 0) in out                        # his view: map, tracks, dice, last events
     assert "[4.1]" in out                                             # the event's rule case
     for i, a in enumerate(engine.legal_actions(state)):
         assert f"{i + 1}) {engine.action_to_str(state, a)}" in out
@@ -156,8 +157,8 @@ def test_long_menus_print_the_shared_words_once_and_go_in_columns():
 def test_enter_takes_the_only_option_and_end_of_input_quits():
     engine = types.SimpleNamespace(
         name="stub_v0", agents=("a", "b"), action_to_str=lambda s, a: "pass",
-        decision_name=lambda s: "only", render_ansi=lambda s: "a map",
-        scene=lambda s: types.SimpleNamespace(grid=types.SimpleNamespace(index={}), counters=[], terrain=[],
+        decision_name=lambda s: "only", render_ansi=lambda s, viewer=None: "a map",
+        scene=lambda s, viewer=None: types.SimpleNamespace(grid=types.SimpleNamespace(index={}), counters=[], terrain=[],
                                               side_names=("a", "b"), side_colors=((1, 1, 1), (2, 2, 2)),
                                               hex_marks={}, terrain_colors={}))
     mask = np.array([False, True])

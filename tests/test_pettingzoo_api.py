@@ -56,3 +56,130 @@ def test_only_the_agent_to_move_has_a_mask_and_records_replay(battle):
     record = raw.record
     _, final = replay_final(record)
     assert final == raw.game_state
+
+
+# ---------------------------------------------------------------------------- issue 17 item 1: infos
+def _random_steps(env, n: int, rng) -> None:
+    for _ in range(n):
+        agent = env.agent_selection
+        if env.terminations[agent] or env.truncations[agent]:
+            return
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_infos_have_the_same_numeric_keys_for_every_agent_at_all_times(battle):
+    from wargame_envs.core.aec import INFO_KEYS
+
+    env = make(battle)
+    env.reset(seed=3)
+    raw = env.unwrapped
+    rng = np.random.default_rng(1)
+    for _ in range(150):
+        for a in env.agents:
+            info = env.infos[a]
+            assert tuple(info) == INFO_KEYS
+            assert all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in info.values())
+            assert info["to_move"] == int(a == env.agent_selection)
+            assert info["returns"] == 0.0
+        decision = env.infos[env.agent_selection]["decision_id"]
+        assert raw.engine.decision_names[decision] == raw.decision_name() == raw.engine.decision_name(raw.game_state)
+        _random_steps(env, 1, rng)
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_the_final_infos_carry_the_returns(battle):
+    env = make(battle, illegal_action="lose")
+    env.reset(seed=3)
+    with pytest.warns(UserWarning, match="loses"):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"] == 0)[0]))
+    mover = env.agent_selection
+    other = next(a for a in env.agents if a != mover)
+    assert env.infos[mover]["returns"] == -1.0 and env.infos[other]["returns"] == 1.0
+    assert all(info["to_move"] == 0 for info in env.infos.values())
+
+
+# ---------------------------------------------------------------------------- issue 17 item 2: illegal_action
+@pytest.mark.parametrize("battle", BATTLES)
+def test_illegal_action_lose_ends_the_game_and_the_record_notes_it(battle, tmp_path):
+    from wargame_envs.core import GameRecord, replay_final
+
+    env = make(battle, illegal_action="lose")
+    env.reset(seed=8)
+    _random_steps(env, 20, np.random.default_rng(2))
+    mover = env.agent_selection
+    other = next(a for a in env.agents if a != mover)
+    before = env.unwrapped.game_state.digest()
+    with pytest.warns(UserWarning, match=f"{mover} loses"):
+        env.step("3")
+    assert all(env.terminations.values())
+    assert env.rewards == {mover: -1.0, other: 1.0}
+    _, reward, terminated, _, _ = env.last()
+    assert terminated and reward == -1.0
+    record = env.unwrapped.record
+    assert record.illegal_action == {"agent": mover, "action": "'3'",
+                                     "decision": record.illegal_action["decision"]}
+    assert record.returns == [1.0 if a == other else -1.0 for a in env.possible_agents]
+    record.save(tmp_path / "game.json")
+    loaded = GameRecord.load(tmp_path / "game.json")
+    assert loaded.illegal_action == record.illegal_action
+    assert replay_final(loaded)[1].digest() == before          # the illegal action changed nothing
+    for agent in list(env.agents):                             # the AEC end of game: each agent steps None
+        env.step(None)
+    assert env.agents == []
+
+
+@pytest.mark.parametrize("bad", ["lost", None, 1, "RAISE"])
+def test_illegal_action_option_is_validated(bad):
+    with pytest.raises(ValueError, match="illegal_action"):
+        make("berestechko", illegal_action=bad)
+
+
+# ---------------------------------------------------------------------------- issue 12 item 5: odd actions
+@pytest.mark.parametrize("battle", BATTLES)
+def test_bad_actions_raise_illegal_action_error_and_change_nothing(battle):
+    from wargame_envs.core.errors import IllegalActionError
+
+    env = make(battle)
+    env.reset(seed=4)
+    raw = env.unwrapped
+    digest, n = raw.game_state.digest(), len(raw.record.actions)
+    legal = raw.legal_actions()
+    illegal = int(np.flatnonzero(raw._current_mask() == 0)[0])
+    for bad in (float("inf"), float("-inf"), float("nan"), 10**30, -1, raw.engine.num_actions, "3", b"3", True,
+                2.5, None, [legal[0]], np.array(legal[:2] * 2), np.float64("inf"), illegal, np.int64(illegal)):
+        with pytest.raises(IllegalActionError):
+            env.step(bad)
+        assert raw.game_state.digest() == digest and len(raw.record.actions) == n
+    env.step(np.int64(legal[0]))                               # numpy integers and
+    assert raw.record.actions == [legal[0]] and isinstance(raw.record.actions[0], int)
+    env.step(np.array([raw.legal_actions()[0]]))               # one-element arrays are read by value
+    env.step(float(raw.legal_actions()[0]))                    # so is an integral float
+    assert len(raw.record.actions) == 3
+
+
+# ---------------------------------------------------------------------------- issue 12 item 3: failed reset
+@pytest.mark.parametrize("battle", BATTLES)
+def test_a_failed_reset_leaves_the_game_as_it_was(battle):
+    from wargame_envs.core import replay_final
+
+    env = make(battle)
+    env.reset(seed=6)
+    raw = env.unwrapped
+    rng = np.random.default_rng(3)
+    _random_steps(env, 40, rng)
+
+    def snapshot():
+        return (raw.game_state.digest(), raw.dice.count, list(raw.record.actions), raw.record.seed,
+                list(env.agents), env.agent_selection, {a: dict(i) for a, i in env.infos.items()},
+                raw.legal_actions(), raw.render_for(env.possible_agents[0]))
+
+    before = snapshot()
+    bad_resets = [dict(seed=7, options={"position": {"bogus": 1}}), dict(seed=7, options={"position": "x"}),
+                  dict(seed="x"), dict(seed=-1), dict(seed=7, options=["position"])]
+    for kwargs in bad_resets:
+        with pytest.raises(ValueError):                       # ScenarioError is a ValueError
+            env.reset(**kwargs)
+        assert snapshot() == before, kwargs
+    _random_steps(env, 40, rng)                                # the game goes on
+    assert replay_final(raw.record)[1] == raw.game_state        # and its record still replays

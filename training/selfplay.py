@@ -32,6 +32,7 @@ side it plays this episode: opponents that still beat the learner are drawn more
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
@@ -39,6 +40,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from wargame_envs.core.aec import ILLEGAL_ACTION_MODES, action_index
 from wargame_envs.core.dice import Dice
 from wargame_envs.core.errors import IllegalActionError
 from wargame_envs.registry import make_engine, resolve
@@ -291,14 +293,23 @@ class SelfPlayEnv(gym.Env):
 
     ``info`` of the final step holds ``learner_side``, ``opponent``, ``outcome`` (1 win, 0 loss,
     0.5 draw or truncation) and ``decisions`` (both sides' decisions in the game).
+
+    ``illegal_action``: ``"raise"`` (default) refuses an action outside the learner's mask with an
+    :class:`IllegalActionError`; ``"lose"`` ends the episode instead (PettingZoo's convention, which
+    the env checkers of SB3 and Gymnasium need, as they step with unmasked random actions): reward -1,
+    ``terminated``, a warning, ``outcome`` 0 and ``info["illegal_action"] = True``.
     """
 
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, battle: str, pool: OpponentPool, shaped: bool = False, shaped_scale: float = 0.05,
                  learner_side: str | int = "alternate", first_side: int = 0, max_steps: int = 2000,
-                 engine=None, engine_options: dict[str, Any] | None = None, render_mode: str | None = None):
+                 engine=None, engine_options: dict[str, Any] | None = None, render_mode: str | None = None,
+                 illegal_action: str = "raise"):
         super().__init__()
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action = {illegal_action!r}: expected one of {list(ILLEGAL_ACTION_MODES)}")
+        self.illegal_action = illegal_action
         self.battle = resolve(battle)
         self.engine = engine if engine is not None else make_engine(self.battle)
         if len(self.engine.agents) != 2:
@@ -334,6 +345,8 @@ class SelfPlayEnv(gym.Env):
         self.opponent = self.pool.entries[name] if name is not None else self.pool.sample(self.side, self.np_random)
         dice = options.pop("dice", None)
         self.dice = dice if dice is not None else Dice(int(self.np_random.integers(2**63 - 1)))
+        if seed is not None:  # reset(seed=...) replays the same episode: the opponent's own draws too
+            self.opponent.agent.reset(int(self.np_random.integers(2**63 - 1)))
         self.state = self.engine.new_state({**self.engine_options, **options}, self.dice)
         self._decisions = 0
         self._done = False
@@ -346,11 +359,14 @@ class SelfPlayEnv(gym.Env):
     def step(self, action):
         if self._done:
             raise RuntimeError("step() after the end of the episode; call reset()")
-        a = int(action)
-        if not (0 <= a < self.action_space.n and self._mask[a]):
-            raise IllegalActionError(
-                f"illegal action {a} for the learner ({self.engine.agents[self.side]}) at decision "
+        a = action_index(action)
+        if a is None or not (0 <= a < self.action_space.n and self._mask[a]):
+            exc = IllegalActionError(
+                f"illegal action {action!r} for the learner ({self.engine.agents[self.side]}) at decision "
                 f"'{self.engine.decision_name(self.state)}'; legal: {np.flatnonzero(self._mask).tolist()}")
+            if self.illegal_action == "raise":
+                raise exc
+            return self._lose_by_illegal_action(exc)
         self.engine.apply(self.state, a, self.dice)
         self._decisions += 1
         self._trim_log()
@@ -405,6 +421,15 @@ class SelfPlayEnv(gym.Env):
             info = {"learner_side": self.side, "opponent": self.opponent.name, "outcome": outcome,
                     "decisions": self._decisions}
         return self._obs(), float(reward), terminated, truncated, info
+
+    def _lose_by_illegal_action(self, exc: IllegalActionError):
+        """``illegal_action="lose"``: the episode ends with -1 for the learner (the state is unchanged)."""
+        warnings.warn(f"{exc}; with illegal_action='lose' the episode ends and the learner loses", stacklevel=3)
+        self._done, self._mask = True, None
+        self.pool.record(self.opponent.name, self.side, 0.0)
+        info = {"learner_side": self.side, "opponent": self.opponent.name, "outcome": 0.0,
+                "decisions": self._decisions, "illegal_action": True}
+        return self._obs(), -1.0, True, False, info
 
     def _own_score_diff(self) -> float:
         sc = self.engine.scores(self.state)

@@ -1,7 +1,11 @@
-"""Text and image views of a Breitenfeld position (``render_ansi`` and ``scene``)."""
+"""Text and image views of a Breitenfeld position (``render_ansi`` and ``scene``).
+
+Breitenfeld has no hidden information (the visibility option changes ranges and movement, it hides
+no unit), so a player's view is the omniscient one apart from its label."""
 
 from __future__ import annotations
 
+from ..core.ansi import view_label
 from ..core.render_scene import Counter, Scene
 from .sequence import VIS_NAMES
 from .state import (F_IN_ATK, G_ACTIVE, G_DEC, G_DEMOR, G_ELIM0, G_PLAYER, G_SEL, G_TURN, G_VIS, G_VIS_OPT,
@@ -15,11 +19,11 @@ ARMY_LETTER = {"swedes": "S", "saxons": "X", "imperial": "I"}
 ARMY_COLOR = {"swedes": (40, 80, 200), "saxons": (150, 100, 50), "imperial": (200, 40, 40)}
 
 
-def tracks(E, s) -> list[str]:
+def tracks(E, s, viewer: int | None = None) -> list[str]:
     D = E.D
     g = s.g.tolist()
     vp = victory_points(D, s)
-    lines = [f"Game-Turn {g[G_TURN]} of {D.turns}   phase: {PHASE_NAMES[g[G_PHASE]]}"]
+    lines = [view_label(("Allied", "Imperial"), viewer), f"Game-Turn {g[G_TURN]} of {D.turns}   phase: {PHASE_NAMES[g[G_PHASE]]}"]
     if g[G_ACTIVE] >= 0:
         lines.append(f"Activated: {D.corps_title[g[G_ACTIVE]]}")
     lines.append("Cup: " + ", ".join(D.corps_title[c] for c in range(D.n_corps) if s.cup[c]))
@@ -37,7 +41,7 @@ def tracks(E, s) -> list[str]:
     return lines
 
 
-def render_ansi(E, s) -> str:
+def render_ansi(E, s, viewer: int | None = None) -> str:
     """Rows of the map (YY) down, columns (XX) across; each cell: army letter + i/c (lower case if
     disrupted) or terrain, '*' leader, '@' artillery."""
     D = E.D
@@ -66,12 +70,12 @@ def render_ansi(E, s) -> str:
         out.append("".join(row))
     out.append("S/X/I = Swedish/Saxon/Imperial, i/c infantry/cavalry (lower case: disrupted), * leader, @ artillery; "
                "terrain ^ hilltop ~ slope # town T woods")
-    out += tracks(E, s)
+    out += tracks(E, s, viewer)
     out += ["Last events:"] + ["  " + e for e in s.log[-8:]]
     return "\n".join(out)
 
 
-def scene(E, s) -> Scene:
+def scene(E, s, viewer: int | None = None) -> Scene:
     D = E.D
     counters = []
     sel = int(s.g[G_SEL])
@@ -97,4 +101,4 @@ def scene(E, s) -> Scene:
     return Scene(grid=D.grid, terrain=list(D.hex_terrain_name), terrain_colors=dict(TERRAIN_COLORS),
                  counters=counters, side_names=("Allied", "Imperial"),
                  side_colors=((40, 80, 200), (200, 40, 40)), title="Breitenfeld 1631",
-                 tracks=tracks(E, s), events=list(s.log[-8:]))
+                 tracks=tracks(E, s, viewer), events=list(s.log[-8:]))

@@ -7,11 +7,39 @@ agent to move has a non-zero mask. Rewards are terminal ``+1/-1`` from ``Engine.
 ``reward="shaped"`` each step also pays the change of (own score - enemy score) times
 ``shaped_scale`` (scores are victory points where the battle has them). Games are recorded
 (:attr:`record`) and replay bit-exactly.
+
+Infos: every agent has the same keys at all times, with numeric values only, so that any RL client
+can stack them (TorchRL builds tensors from them):
+
+=================  ======================================================================================
+``decision_id``    ``int``: the pending decision, an index into ``engine.decision_names``
+                   (``env.unwrapped.decision_name()`` gives its name)
+``to_move``        ``int``: 1 for the agent that must decide now, else 0 (0 for both once the game is over)
+``returns``        ``float``: the agent's terminal return (+1 win, -1 loss, 0 draw); 0.0 until the game ends
+=================  ======================================================================================
+
+Illegal actions (``illegal_action`` constructor option): ``"raise"`` (default) refuses them with an
+:class:`IllegalActionError` that lists the legal ones and leaves the game as it was; ``"lose"`` is
+PettingZoo's convention for classic games (``TerminateIllegalWrapper``): the game ends at once, the
+agent that moved illegally gets -1 and the other +1, a warning says so, and the game record notes it
+(``record.illegal_action``). An action is anything that is an integer index (a Python or numpy integer,
+a one-element array, an integral float); a bool, a string, ``inf``, ``nan`` or a value out of range is
+illegal like a masked one.
+
+Player views: ``render()`` is the omniscient view (labelled so); ``render_for(agent)`` shows only what
+that agent may see (Kulikovo hides the unplaced Ambush Regiment and the real Dmitri from the Mongol).
+``summary()`` is a read-only JSON-friendly dict of the whole (omniscient) state.
+
+A failed ``reset()`` (bad options or position) raises and leaves the env exactly as it was: the game
+in progress, its dice, record and agents go on untouched.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import secrets
+import warnings
 from typing import Any
 
 import numpy as np
@@ -19,10 +47,28 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .dice import Dice
-from .errors import IllegalActionError
+from .errors import IllegalActionError, ScenarioError
 from .records import GameRecord
 
 REWARD_MODES = ("terminal", "shaped")
+ILLEGAL_ACTION_MODES = ("raise", "lose")
+INFO_KEYS = ("decision_id", "to_move", "returns")
+
+
+def action_index(action) -> int | None:
+    """``action`` as an integer index, or ``None`` when it is not one (bool, str, inf, nan, 2.5, an
+    array of several values...). Numpy and torch scalars and one-element arrays are read by value."""
+    if hasattr(action, "shape") and hasattr(action, "item"):
+        if math.prod(action.shape) != 1:
+            return None
+        action = action.item()
+    if isinstance(action, bool):
+        return None
+    if isinstance(action, numbers.Integral):
+        return int(action)
+    if isinstance(action, numbers.Real) and math.isfinite(action) and float(action).is_integer():
+        return int(action)
+    return None
 
 
 class WargameAECEnv(AECEnv):
@@ -33,13 +79,16 @@ class WargameAECEnv(AECEnv):
     engine_class: type
 
     def __init__(self, render_mode: str | None = None, reward: str = "terminal", shaped_scale: float = 0.05,
-                 options: dict[str, Any] | None = None, engine=None):
+                 options: dict[str, Any] | None = None, engine=None, illegal_action: str = "raise"):
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} not in {self.metadata['render_modes']}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward {reward!r} not in {REWARD_MODES}")
+        if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action = {illegal_action!r}: expected one of {list(ILLEGAL_ACTION_MODES)}")
         self.render_mode = render_mode
+        self.illegal_action = illegal_action
         self.reward_mode = reward
         self.shaped_scale = float(shaped_scale)
         self.default_options = dict(options or {})
@@ -71,19 +120,28 @@ class WargameAECEnv(AECEnv):
 
     # ------------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
+        """A new game. Everything is built first and assigned only once it all succeeded, so a reset
+        that fails (bad seed, options or position) leaves the env exactly as it was."""
         if seed is None:
             seed = secrets.randbits(63)
+        index = action_index(seed)
+        if index is None or index < 0:
+            raise ValueError(f"seed = {seed!r}: expected a non-negative integer")
+        if options is not None and not isinstance(options, dict):
+            raise ScenarioError(f"options: expected a dict of option name -> value, got {type(options).__name__}")
         opts = {**self.default_options, **(options or {})}
-        self.dice = Dice(int(seed))
-        self.state_ = self.engine.new_state(opts, self.dice)
-        self.record = GameRecord(env=self.engine.name, seed=int(seed), options=opts)
+        dice = Dice(index)
+        state = self.engine.new_state(opts, dice)
+        scores = self.engine.scores(state)
+        # Nothing below can fail: the new game replaces the old one only now.
+        self.dice, self.state_, self._scores = dice, state, scores
+        self.record = GameRecord(env=self.engine.name, seed=index, options=opts)
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
-        self.infos = {a: {} for a in self.agents}
-        self._scores = self.engine.scores(self.state_)
+        self._returns = np.zeros(len(self.possible_agents), dtype=np.float64)
         self._mask = None
         self.agent_selection = self.possible_agents[0]
         self._select_next()
@@ -93,7 +151,13 @@ class WargameAECEnv(AECEnv):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
-        a = self._check_action(action)
+        try:
+            a = self._check_action(action)
+        except IllegalActionError as exc:
+            if self.illegal_action == "raise":
+                raise
+            self._lose_by_illegal_action(agent, action, exc)
+            return
         self._cumulative_rewards[agent] = 0.0
         self.engine.apply(self.state_, a, self.dice)
         self.record.actions.append(a)
@@ -104,11 +168,8 @@ class WargameAECEnv(AECEnv):
             self.render()
 
     def _check_action(self, action) -> int:
-        try:
-            a = int(action)
-        except (TypeError, ValueError):
-            raise IllegalActionError(f"action must be an integer index, got {action!r}") from None
-        if a != action:
+        a = action_index(action)
+        if a is None:
             raise IllegalActionError(f"action must be an integer index, got {action!r}")
         mask = self._current_mask()
         if not 0 <= a < self.engine.num_actions or not mask[a]:
@@ -137,25 +198,51 @@ class WargameAECEnv(AECEnv):
             ret = engine.returns(s)
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] += float(ret[i])
-                self.infos[a] = {"returns": float(ret[i])}
+            self._returns = np.asarray(ret, dtype=np.float64)
             self.terminations = {a: True for a in self.agents}
             self.record.returns = [float(x) for x in ret]
             self.record.final_digest = s.digest()
+            self._set_infos()
             paid = True
         elif engine.is_truncated(s):
             self.truncations = {a: True for a in self.agents}
             self.record.final_digest = s.digest()
+            self._set_infos()
         else:
             self._select_next()
         if paid:
             self._accumulate_rewards()
 
+    def _lose_by_illegal_action(self, agent: str, action, exc: IllegalActionError) -> None:
+        """``illegal_action="lose"``: the game ends, ``agent`` gets -1 and the other +1 (PettingZoo's
+        ``TerminateIllegalWrapper`` convention); the record notes the illegal action."""
+        warnings.warn(f"{exc}; with illegal_action='lose' the game ends and {agent} loses", stacklevel=3)
+        mover = self._agent_index[agent]
+        ret = np.ones(len(self.possible_agents), dtype=np.float64)
+        ret[mover] = -1.0
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {a: float(ret[i]) for i, a in enumerate(self.possible_agents)}
+        self._returns = ret
+        self._mask = None
+        self.terminations = {a: True for a in self.agents}
+        self.record.returns = [float(x) for x in ret]
+        self.record.final_digest = self.state_.digest()
+        self.record.illegal_action = {"agent": agent, "action": repr(action),
+                                      "decision": self.engine.decision_name(self.state_)}
+        self._set_infos()
+        self._accumulate_rewards()
+
     def _select_next(self) -> None:
-        agent = self.possible_agents[self.engine.current_player(self.state_)]
-        if agent != self.agent_selection:
-            self.infos[self.agent_selection] = {}
-        self.agent_selection = agent
-        self.infos[agent] = {"decision": self.engine.decision_name(self.state_)}
+        self.agent_selection = self.possible_agents[self.engine.current_player(self.state_)]
+        self._set_infos()
+
+    def _set_infos(self) -> None:
+        """The same numeric keys for every agent (see the module docstring)."""
+        over = any(self.terminations.values()) or any(self.truncations.values())
+        decision = int(self.engine.decision_id(self.state_))
+        self.infos = {a: {"decision_id": decision, "to_move": int(not over and a == self.agent_selection),
+                          "returns": float(self._returns[i])}
+                      for i, a in enumerate(self.possible_agents)}
 
     # ----------------------------------------------------------------- observe
     def _current_mask(self) -> np.ndarray:
@@ -189,6 +276,21 @@ class WargameAECEnv(AECEnv):
         """The current position, in the format ``reset(options={"position": ...})`` accepts."""
         return self.engine.to_position(self.state_)
 
+    def decision_name(self) -> str:
+        """The name of the pending decision (``infos[agent]["decision_id"]`` holds its number)."""
+        self._require_reset("decision_name")
+        return self.engine.decision_name(self.state_)
+
+    def summary(self) -> dict[str, Any]:
+        """A read-only, JSON-friendly dict of the whole (omniscient) state: the battle's
+        ``Engine.summary`` (progress, scores, every unit's hex and status...)."""
+        self._require_reset("summary")
+        return self.engine.summary(self.state_)
+
+    def _require_reset(self, what: str) -> None:
+        if self.state_ is None:
+            raise RuntimeError(f"call reset() before {what}()")
+
     def save_record(self, path) -> None:
         self.record.save(path)
 
@@ -199,8 +301,7 @@ class WargameAECEnv(AECEnv):
 
             gymnasium.logger.warn("You are calling render method without specifying any render mode.")
             return None
-        if self.state_ is None:
-            raise RuntimeError("call reset() before render()")
+        self._require_reset("render")
         if self.render_mode == "ansi":
             return self.engine.render_ansi(self.state_)
         from .render import render_rgb, show_human
@@ -210,6 +311,24 @@ class WargameAECEnv(AECEnv):
             return image
         self._viewer = show_human(image, self.engine.render_ansi(self.state_), self._viewer)
         return None
+
+    def render_for(self, agent: str, mode: str | None = None):
+        """The position as ``agent`` may see it: only what that player may see (the omniscient view
+        is :meth:`render`). ``mode``: ``"ansi"`` (text) or ``"rgb_array"`` (image); default the env's
+        ``render_mode`` when it is one of these, else ``"ansi"``."""
+        if agent not in self._agent_index:
+            raise ValueError(f"agent = {agent!r}: expected one of {self.possible_agents}")
+        if mode is None:
+            mode = self.render_mode if self.render_mode in ("ansi", "rgb_array") else "ansi"
+        if mode not in ("ansi", "rgb_array"):
+            raise ValueError(f"mode = {mode!r}: expected 'ansi' or 'rgb_array'")
+        self._require_reset("render_for")
+        viewer = self._agent_index[agent]
+        if mode == "ansi":
+            return self.engine.render_ansi(self.state_, viewer)
+        from .render import render_rgb
+
+        return render_rgb(self.engine.scene(self.state_, viewer))
 
     def close(self):
         if self._viewer is not None:

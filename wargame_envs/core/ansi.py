@@ -100,3 +100,13 @@ def hex_map_text(grid: HexGrid, cell_text: Sequence[str], cell_width: int) -> st
         lines.setdefault(key, []).append((x, cell_text[i]))
     n_lines = max(lines) + 1 if lines else 0
     return "\n".join(_place(lines.get(k, []), cell_width) for k in range(n_lines))
+
+
+def view_label(side_names: Sequence[str], viewer: int | None) -> str:
+    """The line that says whose view a text map or image shows (``viewer``: an agent index, or
+    ``None`` for the omniscient view that shows hidden information too)."""
+    if viewer is None:
+        return "View: omniscient (all hidden information shown)"
+    if isinstance(viewer, bool) or not isinstance(viewer, int) or not 0 <= viewer < len(side_names):
+        raise ValueError(f"viewer = {viewer!r}: expected None or a player index 0-{len(side_names) - 1}")
+    return f"View: {side_names[viewer]} player (only what this side may see)"

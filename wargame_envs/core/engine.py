@@ -150,6 +150,13 @@ class Engine(abc.ABC):
         """Short name of the pending decision (for logs, errors and the human agent)."""
         return "decision"
 
+    #: Names of the decision kinds, indexed by :meth:`decision_id` (the AEC infos carry the id).
+    decision_names: tuple[str, ...] = ("decision",)
+
+    def decision_id(self, state: ArrayState) -> int:
+        """Index in :attr:`decision_names` of the pending decision (a number any RL client can hold)."""
+        return 0
+
     def check_invariants(self, state: ArrayState) -> list[str]:
         """Battle-specific invariant violations of ``state`` (stacking, ranges); empty when sound.
         The shared invariant test suite calls it after every step of its random games."""
@@ -172,11 +179,22 @@ class Engine(abc.ABC):
     def to_position(self, state: ArrayState) -> dict[str, Any]:
         """The state as a JSON-friendly dict that ``new_state(options={"position": ...})`` accepts."""
 
+    @abc.abstractmethod
+    def summary(self, state: ArrayState) -> dict[str, Any]:
+        """A read-only view of the whole (omniscient) state as a plain JSON-friendly dict (python
+        ints, strs, bools, lists and dicts only), for researchers and notebooks; the AEC env's
+        ``summary()`` returns it. At least ``battle``, ``to_move`` (agent name or ``None``),
+        ``decision`` (its name), ``over``, ``winner`` (agent or ``None``), the battle's progress
+        (round / activations / turn), scores (victory or flight points), and ``units``: a list of
+        ``{"id", "side" (agent name), "hex" (hex id or None), "status"}``. Mutating it changes nothing."""
+
     # -- rendering
     @abc.abstractmethod
-    def render_ansi(self, state: ArrayState) -> str:
-        """Text map, tracks and last events."""
+    def render_ansi(self, state: ArrayState, viewer: int | None = None) -> str:
+        """Text map, tracks and last events as player ``viewer`` (an agent index) may see them;
+        ``None`` is the omniscient view, labelled as such."""
 
     @abc.abstractmethod
-    def scene(self, state: ArrayState):
-        """A :class:`~wargame_envs.core.render.Scene` for image rendering."""
+    def scene(self, state: ArrayState, viewer: int | None = None):
+        """A :class:`~wargame_envs.core.render.Scene` for image rendering, as player ``viewer`` may
+        see it (``None``: omniscient, labelled as such)."""
