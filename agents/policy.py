@@ -2,7 +2,7 @@
 
 The checkpoint is verified and read by :mod:`training.checkpoints` (sidecar checked, weights read
 with ``torch.load(weights_only=True)``, nothing unpickled). On the CPU the policy's actor runs as
-plain numpy matrix products (:class:`training.selfplay.MlpActor`, a few tens of microseconds a
+plain numpy matrix products (:class:`agents.mlp.MlpActor`, a few tens of microseconds a
 decision, the same logits as the torch policy); on another device (``cuda``) the rebuilt SB3
 policy runs there.
 """
@@ -29,7 +29,7 @@ class PolicyAgent:
         if not Path(path).is_file():  # said before torch is looked for (issue 12 item 12)
             raise CheckpointNotFoundError(f"checkpoint file not found: {path}")
         from training.checkpoints import CheckpointError, load_policy
-        from training.selfplay import MlpActor
+        from agents.mlp import MlpActor
 
         self.path, self.deterministic, self.device = str(path), bool(deterministic), device
         self.policy, ckpt = load_policy(path, battle=battle, device=device)

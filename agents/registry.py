@@ -11,11 +11,14 @@ spec            agent
 ``mcts:N``      the same with ``N`` simulations (N >= 1)
 ``human``       ``agents.human.HumanAgent`` (terminal play)
 ``ckpt:PATH``   ``agents.policy.PolicyAgent`` loading a trained policy checkpoint from ``PATH``
+``pretrained``  :class:`agents.pretrained.PretrainedAgent`, the policy that ships for the battle
+                (``agents/pretrained/``; weights only, no torch needed)
 ==============  =====================================================================================
 
 Errors: an unknown or malformed spec raises ``ValueError`` naming the spec and the choices; a spec
 whose agent module is missing (no scripted agent for the battle, no human or policy agent installed)
-raises :class:`AgentUnavailableError` (also a ``ValueError``) that says what is missing; so does a
+raises :class:`AgentUnavailableError` (also a ``ValueError``) that says what is missing (as does
+``pretrained`` for a battle with no shipped policy); so does a
 ``ckpt:`` spec without the ``train`` extra (torch), naming ``pip install 'wargame-envs[train]'``. A
 ``ckpt:`` path that is not a file is a ``ValueError`` saying "checkpoint file not found" (from
 :class:`agents.policy.PolicyAgent`). Modules are
@@ -33,7 +36,7 @@ from agents.scripted import AgentUnavailableError, battle_short_name, construct,
 __all__ = ["AGENT_SPECS", "DEFAULT_MCTS_SIMULATIONS", "AgentUnavailableError", "agent_seed", "battle_short_name",
            "make_agent", "scripted_agent_class"]
 
-AGENT_SPECS = ("random", "scripted", "mcts", "mcts:N", "human", "ckpt:PATH")
+AGENT_SPECS = ("random", "scripted", "mcts", "mcts:N", "human", "pretrained", "ckpt:PATH")
 DEFAULT_MCTS_SIMULATIONS = 64
 # top-level modules of the ``train`` extra (pyproject.toml) that policy checkpoints need
 TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib")
@@ -86,6 +89,14 @@ def make_agent(spec: str, battle: str, seed: int | None = None):
     if kind == "human" and not colon:
         module = _import_optional("agents.human", spec, "the human (terminal) agent")
         return construct(module.HumanAgent, seed=seed)
+    if kind == "pretrained" and not colon:
+        from agents import pretrained
+
+        short = battle_short_name(battle)
+        if short not in pretrained.available():
+            raise AgentUnavailableError(f"no pretrained policy ships for {short} (available: "
+                                        f"{', '.join(pretrained.available()) or 'none'})")
+        return pretrained.PretrainedAgent(short, seed=seed)
     if kind == "ckpt" and arg:
         module = _import_optional("agents.policy", spec, "loading trained-policy checkpoints")
         try:

@@ -17,7 +17,8 @@ import torch  # noqa: E402
 
 from agents.base import RandomAgent  # noqa: E402
 from training import checkpoints as C  # noqa: E402
-from training.selfplay import MlpActor, OpponentPool, SelfPlayEnv, SnapshotAgent  # noqa: E402
+from agents.mlp import MlpActor, SnapshotAgent  # noqa: E402
+from training.selfplay import OpponentPool, SelfPlayEnv  # noqa: E402
 from wargame_envs.core.dice import Dice, ScriptedDice  # noqa: E402
 from wargame_envs.core.errors import IllegalActionError, WargameError  # noqa: E402
 from wargame_envs.registry import make_engine  # noqa: E402

@@ -79,10 +79,8 @@ class Checkpoint:
 
 
 def layout_digest(engine) -> str:
-    """A short hash of the engine's observation layout (piece names and places): a policy reads
-    observations by position, so a reordered layout of the same size must not pass as the same."""
-    pieces = [[name, s.start, s.stop] for name, s in engine.obs_layout.slices.items()]
-    return hashlib.sha256(json.dumps(pieces).encode()).hexdigest()[:16]
+    """The engine's observation layout digest (``ObservationLayout.digest``)."""
+    return engine.obs_layout.digest()
 
 
 def sidecar_path(path: str | os.PathLike) -> Path:

@@ -432,7 +432,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The evaluation options (shared by ``python -m training.evaluate`` and ``wargames evaluate``)."""
     ap.add_argument("battle", help="battle name, e.g. berestechko or berestechko_v0")
     ap.add_argument("--agents", nargs="+", default=["random", "scripted"],
-                    help="agent specs: random, scripted, mcts, mcts:N, human, ckpt:PATH (see agents.registry)")
+                    help="agent specs: random, scripted, mcts, mcts:N, human, pretrained, ckpt:PATH (see agents.registry)")
     ap.add_argument("--games", type=int, default=20, help="games per pairing per side")
     ap.add_argument("--workers", type=int, default=None, help="processes (default min(2, cpu count))")
     ap.add_argument("--seed", type=int, default=0, help="tournament seed, >= 0 (game seeds derive from it)")

@@ -312,8 +312,8 @@ def make_model(args: TrainArgs, venv, device: str):
 
 
 def actor_of(model):
-    """The model's current actor as a frozen numpy :class:`~training.selfplay.MlpActor`."""
-    from training.selfplay import MlpActor
+    """The model's current actor as a frozen numpy :class:`~agents.mlp.MlpActor`."""
+    from agents.mlp import MlpActor
 
     return MlpActor.from_state_dict(model.policy.state_dict(), activation_name(model))
 

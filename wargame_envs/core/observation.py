@@ -8,6 +8,8 @@ table used in each battle's docs. Values lie in ``[low, high]`` (0..1 unless a b
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Sequence
 
 import numpy as np
@@ -45,6 +47,12 @@ class ObservationLayout:
 
     def unflatten(self, obs: np.ndarray) -> dict[str, np.ndarray]:
         return {name: obs[s] for name, s in self.slices.items()}
+
+    def digest(self) -> str:
+        """A short hash of the layout (piece names and places): a policy reads observations by
+        position, so a reordered layout of the same size must not pass as the same."""
+        pieces = [[name, s.start, s.stop] for name, s in self.slices.items()]
+        return hashlib.sha256(json.dumps(pieces).encode()).hexdigest()[:16]
 
     def describe(self) -> str:
         rows = ["| piece | kind | offset | width |", "|---|---|---|---|"]

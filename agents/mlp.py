@@ -1,0 +1,95 @@
+"""A trained actor as plain numpy matrices, and the agent that plays it.
+
+:class:`MlpActor` is the actor half of an SB3 ``MlpPolicy`` (hidden layers, then the action layer)
+copied into numpy: fast at batch size 1, picklable, and it needs no torch to play. Snapshots of the
+trainer's opponent pool, ``ckpt:`` checkpoints on the CPU and the shipped ``pretrained`` policies all
+play through it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+import numpy as np
+
+
+ACTIVATIONS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "tanh": np.tanh,
+    "relu": lambda x: np.maximum(x, 0.0),
+}
+
+
+class MlpActor:
+    """The actor half of an SB3 ``MlpPolicy`` as numpy matrices (fast at batch size 1, picklable,
+    no torch needed to play).
+
+    Built from the policy ``state_dict``: the hidden layers ``mlp_extractor.policy_net.<i>`` and the
+    output layer ``action_net``; ``activation`` is the policy's activation function name.
+    """
+
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh"):
+        if activation not in ACTIVATIONS:
+            raise ValueError(f"activation {activation!r} not in {sorted(ACTIVATIONS)}")
+        # Copies: a tensor's .numpy() shares its memory, and the live policy keeps training.
+        self.layers = [(np.array(w, np.float32, order="C"), np.array(b, np.float32)) for w, b in layers]
+        self.activation = activation
+        self._act = ACTIVATIONS[activation]
+
+    @classmethod
+    def from_state_dict(cls, state_dict: dict[str, Any], activation: str = "tanh") -> "MlpActor":
+        prefix = "mlp_extractor.policy_net."
+        idx = sorted({int(k[len(prefix):].split(".")[0]) for k in state_dict if k.startswith(prefix)})
+        layers = []
+        for i in idx + [None]:
+            p = "action_net." if i is None else f"{prefix}{i}."
+            w, b = state_dict[p + "weight"], state_dict[p + "bias"]
+            layers.append((_to_numpy(w).T, _to_numpy(b)))  # stored (in, out) for obs @ W
+        return cls(layers, activation)
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """Flat name -> array dict (for checkpoints); :meth:`from_arrays` inverts it."""
+        out = {}
+        for i, (w, b) in enumerate(self.layers):
+            out[f"{i}.weight"], out[f"{i}.bias"] = w, b
+        return out
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, Any], activation: str) -> "MlpActor":
+        n = len(arrays) // 2
+        return cls([(_to_numpy(arrays[f"{i}.weight"]), _to_numpy(arrays[f"{i}.bias"])) for i in range(n)], activation)
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        x = np.asarray(obs, dtype=np.float32)
+        last = len(self.layers) - 1
+        for i, (w, b) in enumerate(self.layers):
+            x = x @ w + b
+            if i < last:
+                x = self._act(x)
+        return x
+
+    def act(self, obs: np.ndarray, mask: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:
+        """A legal action: the most likely one, or one sampled from the masked softmax."""
+        z = np.where(mask, self.logits(obs).astype(np.float64), -np.inf)
+        if deterministic:
+            return int(np.argmax(z))
+        p = np.exp(z - z.max())
+        p /= p.sum()
+        return int(rng.choice(p.size, p=p))
+
+
+def _to_numpy(x) -> np.ndarray:
+    return x.detach().cpu().numpy() if hasattr(x, "detach") else np.asarray(x)
+
+
+class SnapshotAgent:
+    """An agent (``agents.base.Agent`` protocol) playing a frozen :class:`MlpActor`."""
+
+    def __init__(self, actor: MlpActor, name: str = "snapshot", deterministic: bool = False, seed: int | None = None):
+        self.actor, self.name, self.deterministic = actor, name, deterministic
+        self.reset(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def act(self, engine, state, player: int, mask: np.ndarray) -> int:
+        return self.actor.act(engine.observe(state, player), mask, self.deterministic, self._rng)
