@@ -82,14 +82,21 @@ def _to_numpy(x) -> np.ndarray:
 
 
 class SnapshotAgent:
-    """An agent (``agents.base.Agent`` protocol) playing a frozen :class:`MlpActor`."""
+    """An agent (``agents.base.Agent`` protocol) playing a frozen :class:`MlpActor` on the input that
+    ``observer`` (:mod:`agents.hint`; default: the plain observation) builds."""
 
-    def __init__(self, actor: MlpActor, name: str = "snapshot", deterministic: bool = False, seed: int | None = None):
+    def __init__(self, actor: MlpActor, name: str = "snapshot", deterministic: bool = False, seed: int | None = None,
+                 observer=None):
+        from agents.hint import Observer
+
         self.actor, self.name, self.deterministic = actor, name, deterministic
+        self.observer = observer if observer is not None else Observer()
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
+        self.observer.reset(None if seed is None else seed + 1)
 
     def act(self, engine, state, player: int, mask: np.ndarray) -> int:
-        return self.actor.act(engine.observe(state, player), mask, self.deterministic, self._rng)
+        mask = np.asarray(mask, dtype=bool)
+        return self.actor.act(self.observer.observe(engine, state, player, mask), mask, self.deterministic, self._rng)

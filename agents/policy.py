@@ -39,12 +39,16 @@ class PolicyAgent:
             raise ValueError(f"backend must be auto, numpy or torch, got {backend!r}")
         use_numpy = backend == "numpy" or (backend == "auto" and device == "cpu")
         self.actor = MlpActor.from_state_dict(ckpt.policy_state, self.meta["activation"]) if use_numpy else None
+        from agents.hint import make_observer
+
+        self.observer = make_observer(self.meta.get("hint", ""), self.meta["battle"])
         self._checked_engine = None
         self._error = CheckpointError
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
+        self.observer.reset(None if seed is None else seed + 1)
         if self.actor is None:
             import torch
 
@@ -57,7 +61,7 @@ class PolicyAgent:
         mask = np.asarray(mask, dtype=bool)
         if not mask.any():
             raise ValueError("no legal action: the game is over or the mask is empty")
-        obs = engine.observe(state, player)
+        obs = self.observer.observe(engine, state, player, mask)
         if self.actor is not None:
             return self.actor.act(obs, mask, self.deterministic, self._rng)
         return self._act_torch(obs, mask)

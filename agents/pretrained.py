@@ -6,7 +6,7 @@ A pretrained policy is two files in ``agents/pretrained/`` (or any folder given 
   ``1.weight``, ...), read with ``numpy.load(allow_pickle=False)``: weights only, nothing is unpickled
   and no torch is needed;
 * ``<battle>.json``: what it is (``format``, ``env``, ``obs_size``, ``obs_layout`` digest,
-  ``num_actions``, ``activation``), the SHA-256 of the ``.npz`` file, how it was trained and its
+  ``num_actions``, ``activation``, ``hint``: the heuristic advice its input carries, :mod:`agents.hint`), the SHA-256 of the ``.npz`` file, how it was trained and its
   evaluation report (the command that reproduces it, win rates with Wilson intervals).
 
 Loading checks everything before the policy plays: the digest (a tampered or truncated file is
@@ -26,6 +26,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.hint import HINTS, input_size, make_observer
 from agents.mlp import ACTIVATIONS, MlpActor
 from wargame_envs.core.errors import WargameError
 
@@ -80,6 +81,8 @@ def load(engine, directory: str | Path | None = None) -> tuple[MlpActor, dict[st
         if meta.get(key) != want:
             raise PretrainedError(f"{json_path}: field '{key}' = {meta.get(key)!r}, but the installed "
                                   f"{engine.name} needs {want!r} (retrain or re-export the policy)")
+    if meta.get("hint", "") not in HINTS:
+        raise PretrainedError(f"{json_path}: field 'hint' = {meta.get('hint')!r}: expected one of {list(HINTS)}")
     if meta.get("activation") not in ACTIVATIONS:
         raise PretrainedError(f"{json_path}: field 'activation' = {meta.get('activation')!r}: expected one of "
                               f"{sorted(ACTIVATIONS)}")
@@ -114,7 +117,7 @@ def _read_actor(data: bytes, meta: dict[str, Any], path: Path, engine) -> MlpAct
     names = {f"{i}.{part}" for i in range(n) for part in ("weight", "bias")}
     if n == 0 or set(arrays) != names:
         raise PretrainedError(f"{path}: expected arrays {sorted(names) or ['0.weight', '0.bias']}, got {sorted(arrays)}")
-    width = engine.obs_layout.size
+    width = input_size(engine.obs_layout.size, engine.num_actions, meta.get("hint", ""))
     for i in range(n):
         w, b = arrays[f"{i}.weight"], arrays[f"{i}.bias"]
         out = engine.num_actions if i == n - 1 else None
@@ -143,14 +146,19 @@ class PretrainedAgent:
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
+        self._seed = seed
         self._rng = np.random.default_rng(seed)
+        if self.actor is not None:
+            self.observer.reset(None if seed is None else seed + 1)
 
     def load(self, engine) -> "PretrainedAgent":
         self.actor, self.meta = load(engine, self.directory)
+        self.observer = make_observer(self.meta.get("hint", ""), self.battle, None if self._seed is None else self._seed + 1)
         self._engine_name = engine.name
         return self
 
     def act(self, engine, state, player: int, mask: np.ndarray) -> int:
         if self._engine_name != engine.name:
             self.load(engine)
-        return self.actor.act(engine.observe(state, player), np.asarray(mask, bool), self.deterministic, self._rng)
+        mask = np.asarray(mask, bool)
+        return self.actor.act(self.observer.observe(engine, state, player, mask), mask, self.deterministic, self._rng)

@@ -115,7 +115,10 @@ def build_policy(meta: dict[str, Any], device: str = "cpu"):
     from gymnasium import spaces
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    obs_space = spaces.Box(0.0, 1.0, (meta["obs_size"],), np.float32)
+    from agents.hint import input_size
+
+    width = input_size(meta["obs_size"], meta["num_actions"], meta.get("hint", ""))
+    obs_space = spaces.Box(0.0, 1.0, (width,), np.float32)
     policy = MaskableActorCriticPolicy(obs_space, spaces.Discrete(meta["num_actions"]), lambda _: 0.0,
                                        **policy_kwargs(meta["net_arch"], meta["activation"]))
     return policy.to(device)
@@ -211,6 +214,10 @@ def _check_meta(meta: dict[str, Any], path: Path) -> None:
         activation_class(meta["activation"])
     except ValueError as e:
         raise CheckpointError(f"{path}: {e}") from None
+    from agents.hint import HINTS
+
+    if meta.get("hint", "") not in HINTS:  # absent in checkpoints from before hints: no hint
+        raise CheckpointError(f"{path}: metadata field 'hint' is {meta['hint']!r}, expected one of {list(HINTS)}")
 
 
 def load_checkpoint(path: str | os.PathLike, battle: str | None = None, engine=None,

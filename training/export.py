@@ -47,6 +47,7 @@ def export(checkpoint: str | Path, out_dir: str | Path, evaluation: dict[str, An
     m = ckpt.meta
     actor = MlpActor.from_state_dict(ckpt.policy_state, m["activation"])
     meta = {"env": m["env"], "obs_size": m["obs_size"], "obs_layout": m["obs_layout"], "num_actions": m["num_actions"],
+            "hint": m.get("hint", ""),
             "timesteps": m["timesteps"], "train_seconds": round(float(m["train_seconds"]), 1),
             "train_args": m.get("args", {}), "checkpoint_sha256": hashlib.sha256(Path(checkpoint).read_bytes()).hexdigest(),
             "train_command": command, "evaluation": evaluation_with_intervals(evaluation or {}), "note": note}

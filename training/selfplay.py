@@ -34,12 +34,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Callable
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from agents.hint import input_size, make_observer
 from agents.mlp import MlpActor, SnapshotAgent  # snapshot policies (numpy actors)
 from wargame_envs.core.aec import ILLEGAL_ACTION_MODES, action_index
 from wargame_envs.core.dice import Dice
@@ -80,12 +81,16 @@ class OpponentPool:
     hardest), ``floor`` keeps every opponent in play, ``decay`` forgets old results (the learner
     changes), ``prior`` pseudo-games at 50% keep a new opponent from looking beaten or unbeaten
     after one game. A pool is shared by all envs of a ``DummyVecEnv`` (one process).
+    ``observer_factory(seed)`` builds the input of each snapshot's policy (:mod:`agents.hint`; default:
+    the plain observation), as the learner's is built.
     """
 
     def __init__(self, max_snapshots: int = 8, power: float = 1.0, floor: float = 0.05, decay: float = 0.995,
-                 prior: float = 2.0, deterministic_snapshots: bool = False):
+                 prior: float = 2.0, deterministic_snapshots: bool = False,
+                 observer_factory: Callable[[int], Any] | None = None):
         self.max_snapshots, self.power, self.floor, self.decay, self.prior = max_snapshots, power, floor, decay, prior
         self.deterministic_snapshots = deterministic_snapshots
+        self.observer_factory = observer_factory
         self.entries: dict[str, PoolEntry] = {}
 
     def __len__(self) -> int:
@@ -113,7 +118,7 @@ class OpponentPool:
         name = f"snapshot@{timesteps}"
         if name in self.entries:
             return name
-        self.add(name, SnapshotAgent(actor, name, self.deterministic_snapshots, seed), "snapshot", timesteps)
+        self.add(name, self._snapshot_agent(actor, name, seed), "snapshot", timesteps)
         snaps = sorted((e for e in self.entries.values() if e.kind == "snapshot"), key=lambda e: e.timesteps)
         for old in snaps[:max(0, len(snaps) - self.max_snapshots)]:
             del self.entries[old.name]
@@ -149,6 +154,10 @@ class OpponentPool:
                     "weight_0": self.weights(0)[n], "weight_1": self.weights(1)[n],
                     "games": float(e.games.sum())} for n, e in self.entries.items()}
 
+    def _snapshot_agent(self, actor: MlpActor, name: str, seed: int) -> SnapshotAgent:
+        observer = self.observer_factory(seed) if self.observer_factory is not None else None
+        return SnapshotAgent(actor, name, self.deterministic_snapshots, seed, observer)
+
     # -- checkpoints: arrays and JSON-friendly stats only (never pickled objects)
     def snapshot_arrays(self) -> dict[str, np.ndarray]:
         out = {}
@@ -170,7 +179,7 @@ class OpponentPool:
                 prefix = name + "/"
                 actor = MlpActor.from_arrays({k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)},
                                              activation)
-                self.add(name, SnapshotAgent(actor, name, self.deterministic_snapshots, seed + i), "snapshot",
+                self.add(name, self._snapshot_agent(actor, name, seed + i), "snapshot",
                          int(st["timesteps"]))
             if name in self.entries:
                 self.entries[name].score[:] = st["score"]
@@ -211,6 +220,10 @@ class SelfPlayEnv(gym.Env):
     ``info`` of the final step holds ``learner_side``, ``opponent``, ``outcome`` (1 win, 0 loss,
     0.5 draw or truncation) and ``decisions`` (both sides' decisions in the game).
 
+    ``hint``: ``"scripted"`` appends to the learner's observation a one-hot of the action the battle's
+    scripted agent would take (:mod:`agents.hint`; ``hint_seed`` seeds its tie-breaks); ``""`` (default):
+    the plain observation.
+
     ``illegal_action``: ``"raise"`` (default) refuses an action outside the learner's mask with an
     :class:`IllegalActionError`; ``"lose"`` ends the episode instead (PettingZoo's convention, which
     the env checkers of SB3 and Gymnasium need, as they step with unmasked random actions): reward -1,
@@ -222,7 +235,7 @@ class SelfPlayEnv(gym.Env):
     def __init__(self, battle: str, pool: OpponentPool, shaped: bool = False, shaped_scale: float = 0.05,
                  learner_side: str | int = "alternate", first_side: int = 0, max_steps: int = 2000,
                  engine=None, engine_options: dict[str, Any] | None = None, render_mode: str | None = None,
-                 illegal_action: str = "raise"):
+                 illegal_action: str = "raise", hint: str = "", hint_seed: int | None = None):
         super().__init__()
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action = {illegal_action!r}: expected one of {list(ILLEGAL_ACTION_MODES)}")
@@ -239,7 +252,9 @@ class SelfPlayEnv(gym.Env):
         self.engine_options = dict(engine_options or {})
         self.render_mode = render_mode
         layout = self.engine.obs_layout
-        self.observation_space = spaces.Box(layout.low, layout.high, (layout.size,), np.float32)
+        self.observer = make_observer(hint, self.battle, hint_seed)
+        size = input_size(layout.size, self.engine.num_actions, hint)
+        self.observation_space = spaces.Box(layout.low, layout.high, (size,), np.float32)
         self.action_space = spaces.Discrete(self.engine.num_actions)
         self.state = None
         self.dice: Dice | None = None
@@ -353,7 +368,8 @@ class SelfPlayEnv(gym.Env):
         return float(sc[self.side] - sc[1 - self.side])
 
     def _obs(self) -> np.ndarray:
-        return self.engine.observe(self.state, self.side)
+        mask = self._mask if self._mask is not None else np.zeros(self.engine.num_actions, dtype=bool)
+        return self.observer.observe(self.engine, self.state, self.side, mask)
 
     def _trim_log(self) -> None:
         log = self.state.log

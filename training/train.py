@@ -129,6 +129,11 @@ class TrainArgs:
     core, 80% move accuracy; 0 = none; fresh runs only; skipped where the battle has no scripted agent)"""
     imitation_epochs: int = 8
     """passes over the imitation data (policy: cross-entropy on the scripted moves; critic: game outcomes)"""
+    imitation_lr: float = 1e-3
+    """Adam learning rate of the imitation warm start (PPO then uses learning_rate)"""
+    hint: str = ""
+    """heuristic advice in the policy's input: "scripted" appends a one-hot of the scripted agent's choice to the
+    observation (agents.hint: the network starts by copying it and learns where to depart from it); "" = none"""
     eval_games: int = 100
     """games per side against each baseline after training (0 = skip the evaluation)"""
     progress: bool = True
@@ -180,7 +185,8 @@ def from_namespace(ns: argparse.Namespace) -> TrainArgs:
 # (field, smallest allowed value) of the numeric arguments
 MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
             ("snapshot_every", 1), ("pool_size", 0), ("max_steps", 1), ("seed", 0), ("threads", 1),
-            ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0))
+            ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0),
+            ("imitation_lr", 0))
 
 
 def check_args(args: TrainArgs) -> TrainArgs:
@@ -198,6 +204,10 @@ def check_args(args: TrainArgs) -> TrainArgs:
             raise UsageError(f"--{name.replace('_', '-')} must be at least {low}, got {value}")
     if args.minutes <= 0 and args.total_timesteps is None:
         raise UsageError("give a time budget (--minutes > 0) or --total-timesteps")
+    from agents.hint import HINTS
+
+    if args.hint not in HINTS:
+        raise UsageError(f"--hint must be one of {list(HINTS)}, got {args.hint!r}")
     try:
         hidden_sizes(args.net_arch)
     except ValueError as exc:
@@ -262,8 +272,11 @@ def hidden_sizes(net_arch: str) -> list[int]:
 def make_pool(args: TrainArgs):
     from training.selfplay import OpponentPool
 
+    from agents.hint import make_observer
+
+    observers = (lambda seed: make_observer(args.hint, args.battle, seed)) if args.hint else None
     pool = OpponentPool(max_snapshots=args.pool_size, power=args.pfsp_power, floor=args.pfsp_floor,
-                        deterministic_snapshots=args.deterministic_snapshots)
+                        deterministic_snapshots=args.deterministic_snapshots, observer_factory=observers)
     specs = tuple(s.strip() for s in args.baselines.split(",") if s.strip())
     missing = pool.add_baselines(args.battle, specs, seed=args.seed)
     return pool, missing
@@ -276,7 +289,8 @@ def make_vec_env(args: TrainArgs, pool):
 
     def factory(i: int):
         return lambda: SelfPlayEnv(args.battle, pool, shaped=args.shaped, shaped_scale=args.shaped_scale,
-                                   first_side=i % 2, max_steps=args.max_steps)
+                                   first_side=i % 2, max_steps=args.max_steps, hint=args.hint,
+                                   hint_seed=args.seed * 1000 + i)
 
     venv = VecMonitor(DummyVecEnv([factory(i) for i in range(args.n_envs)]))
     venv.seed(args.seed)
@@ -334,11 +348,15 @@ def scripted_decisions(args: TrainArgs):
     from wargame_envs.core.dice import Dice
     from wargame_envs.registry import make_engine
 
+    from agents.hint import make_observer
+
     engine = make_engine(args.battle)
     teacher = make_baseline_agent("scripted", args.battle, args.seed)
+    observer = make_observer(args.hint, args.battle, args.seed + 1)
     obs, masks, actions, outcomes = [], [], [], []
     for g in range(args.imitation_games):
         teacher.reset(args.seed * 100_003 + g)
+        observer.reset(args.seed * 100_019 + g)
         dice = Dice(args.seed * 1_000_003 + 7 * g + 1)
         s, players = engine.new_state(None, dice), []
         for _ in range(args.max_steps):
@@ -347,7 +365,7 @@ def scripted_decisions(args: TrainArgs):
             p, mask = engine.current_player(s), engine.legal_mask(s)
             a = int(teacher.act(engine, s, p, mask))
             if mask.sum() > 1:
-                obs.append(engine.observe(s, p))
+                obs.append(observer.observe(engine, s, p, mask))
                 masks.append(mask)
                 actions.append(a)
                 players.append(p)
@@ -366,7 +384,7 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
 
     obs, masks, actions, outcomes = scripted_decisions(args)
     policy = model.policy
-    opt = torch.optim.Adam(policy.parameters(), lr=args.learning_rate)
+    opt = torch.optim.Adam(policy.parameters(), lr=args.imitation_lr)
     rng = np.random.default_rng(args.seed)
     to = lambda x: torch.as_tensor(x, device=model.device)  # noqa: E731
     policy.set_training_mode(True)
@@ -401,7 +419,7 @@ def save(model, pool, args: TrainArgs, train_seconds: float) -> Path:
     meta = {
         "battle": args.battle.rsplit("_v", 1)[0], "env": resolve(args.battle), "obs_size": engine.obs_layout.size,
         "obs_layout": layout_digest(engine), "num_actions": engine.num_actions, "net_arch": {"pi": sizes, "vf": sizes}, "activation": args.activation,
-        "timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates),
+        "hint": args.hint, "timesteps": int(model.num_timesteps), "n_updates": int(model._n_updates),
         "train_seconds": float(train_seconds), "args": dataclasses.asdict(args), "pool": pool.stats(),
     }
     return save_checkpoint(checkpoint_path(args), meta, model.policy.state_dict(),
@@ -501,11 +519,12 @@ def make_callback(args: TrainArgs, pool, deadline: float, cap: int | None, on_ch
 
 def evaluate(actor, args: TrainArgs) -> dict[str, dict[str, Any]]:
     """Win counts of the policy (most likely action) against each available baseline, per side."""
+    from agents.hint import make_observer
     from training.selfplay import SnapshotAgent, make_baseline_agent, play_games
     from wargame_envs.registry import make_engine
 
     engine = make_engine(args.battle)
-    me = SnapshotAgent(actor, "policy", deterministic=True)
+    me = SnapshotAgent(actor, "policy", deterministic=True, observer=make_observer(args.hint, args.battle, args.seed + 2))
     results: dict[str, dict[str, Any]] = {}
     for spec in ("random", "scripted"):
         try:

@@ -1,0 +1,88 @@
+"""Heuristic advice in a policy's input (agents.hint, ``--hint scripted``): the one-hot of the scripted
+agent's choice after the observation, the same in training, for snapshots, checkpoints and shipped
+policies."""
+
+import numpy as np
+import pytest
+
+from agents import pretrained as P
+from agents.hint import HINTS, Observer, input_size, make_observer
+from agents.mlp import MlpActor, SnapshotAgent
+from agents.registry import make_agent
+from wargame_envs.core.dice import Dice
+from wargame_envs.registry import make_engine
+
+E = make_engine("berestechko")
+
+
+def test_the_hint_is_the_scripted_choice_after_the_observation():
+    s = E.new_state(None, Dice(3))
+    p, mask = E.current_player(s), E.legal_mask(s)
+    x = make_observer("scripted", "berestechko", seed=1).observe(E, s, p, mask)
+    assert x.shape == (input_size(E.obs_layout.size, E.num_actions, "scripted"),)
+    np.testing.assert_array_equal(x[:E.obs_layout.size], E.observe(s, p))
+    advice = x[E.obs_layout.size:]
+    assert advice.sum() == 1 and mask[int(np.argmax(advice))]
+    assert int(np.argmax(advice)) == make_agent("scripted", "berestechko", 1).act(E, s, p, mask)
+    assert make_observer("scripted", "berestechko").observe(E, s, p, np.zeros_like(mask))[E.obs_layout.size:].sum() == 0
+    assert isinstance(make_observer("", "berestechko"), Observer) and input_size(10, 4, "") == 10
+
+
+@pytest.mark.parametrize("bad", ["heuristic", None, 1])
+def test_unknown_hints_are_refused(bad):
+    with pytest.raises(ValueError, match="hint"):
+        make_observer(bad, "berestechko")
+
+
+def test_a_policy_that_copies_the_hint_plays_like_the_scripted_agent():
+    """An actor whose logits are its input's advice slots (identity on them) plays the scripted moves."""
+    n_obs, n_act = E.obs_layout.size, E.num_actions
+    w = np.zeros((n_obs + n_act, n_act), np.float32)
+    w[n_obs:] = np.eye(n_act) * 10
+    actor = MlpActor([(w, np.zeros(n_act, np.float32))], "relu")
+    copier = SnapshotAgent(actor, deterministic=True, seed=5, observer=make_observer("scripted", "berestechko"))
+    scripted = make_agent("scripted", "berestechko", 6)  # the same seed the copier's observer gets
+    s, dice = E.new_state(None, Dice(9)), Dice(10)
+    for _ in range(200):
+        if E.is_terminal(s):
+            break
+        p, mask = E.current_player(s), E.legal_mask(s)
+        a = copier.act(E, s, p, mask)
+        assert a == scripted.act(E, s, p, mask)
+        E.apply(s, a, dice)
+
+
+def test_selfplay_env_with_a_hint_has_the_wider_observation():
+    from training.selfplay import OpponentPool, SelfPlayEnv
+
+    pool = OpponentPool()
+    pool.add_baselines("berestechko", ("random",))
+    env = SelfPlayEnv("berestechko", pool, hint="scripted", hint_seed=0)
+    obs, _ = env.reset(seed=1)
+    assert env.observation_space.shape == obs.shape == (E.obs_layout.size + E.num_actions,)
+    assert obs[E.obs_layout.size:].sum() == 1 and env.action_masks()[int(np.argmax(obs[E.obs_layout.size:]))]
+
+
+def test_training_with_a_hint_checkpoints_and_ships_a_policy_that_reads_it(tmp_path):
+    pytest.importorskip("sb3_contrib")
+    from training.export import export
+    from training.train import main
+
+    result = main(["berestechko", "--minutes", "0", "--total-timesteps", "128", "--n-envs", "2", "--n-steps", "64",
+                   "--batch-size", "64", "--n-epochs", "1", "--net-arch", "16", "--eval-games", "1", "--out",
+                   str(tmp_path / "run"), "--no-progress", "--imitation-games", "4", "--imitation-epochs", "20",
+                   "--hint", "scripted", "--baselines", "random"])
+    agent = make_agent(f"ckpt:{result.checkpoint}", "berestechko", seed=0)
+    assert agent.meta["hint"] == "scripted"
+    export(result.checkpoint, tmp_path / "shipped", {}, command="test")
+    shipped = P.PretrainedAgent("berestechko", seed=0, directory=tmp_path / "shipped").load(E)
+    assert shipped.meta["hint"] == "scripted" and shipped.meta["layers"][0][0] == E.obs_layout.size + E.num_actions
+    s = E.new_state(None, Dice(2))
+    for _ in range(60):
+        p, mask = E.current_player(s), E.legal_mask(s)
+        assert mask[agent.act(E, s, p, mask)] and mask[shipped.act(E, s, p, mask)]
+        E.apply(s, agent.act(E, s, p, mask), Dice(7))
+
+
+def test_hints_listed():
+    assert HINTS == ("", "scripted")
