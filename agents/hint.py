@@ -40,10 +40,10 @@ class HintObserver(Observer):
     def __init__(self, hint: str, battle: str, seed: int | None = None):
         if hint not in HINTS[1:]:
             raise ValueError(f"hint = {hint!r}: expected one of {list(HINTS)}")
-        from agents.registry import make_agent
+        from agents.scripted import make_scripted_agent
 
         self.hint = hint
-        self.agent = make_agent(hint, battle, seed)
+        self.agent = make_scripted_agent(battle, seed)
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)

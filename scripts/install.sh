@@ -31,5 +31,17 @@ if [ -n "$cpu_torch" ]; then
     python -m pip install --quiet "torch==$cpu_torch"
 fi
 python -m pip install --quiet -e ".[dev]"
+
+# Chromium for the browser tests (tests/test_web_browser.py drives it with playwright; `playwright
+# install` is never run): Debian's package, when missing and apt is there (root, or sudo without a
+# password). Where it cannot be installed those tests skip and say why.
+if ! [ -x /usr/bin/chromium ] && command -v apt-get >/dev/null 2>&1; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo -n"
+    if ! { $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -qq \
+           && $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } >/dev/null 2>&1; then
+        echo "install: could not install chromium with apt-get; the browser tests will be skipped"
+    fi
+fi
 python -m ipykernel install --user --name python3 >/dev/null 2>&1 || true
 echo "install: done (.venv)"

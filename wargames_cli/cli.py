@@ -5,6 +5,7 @@
     wargames replay game.json --format gif --out replays/ [--view AGENT]
     wargames train berestechko --minutes 8 --out runs/berestechko [--resume | --overwrite]
     wargames evaluate berestechko --agents random scripted mcts --games 20
+    wargames serve [--host 127.0.0.1] [--port 8000] [--checkpoints DIR]
 
 Agent specs (``agents.registry.AGENT_SPECS``): ``random``, ``scripted`` (the battle's
 ``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` and ``ckpt:PATH``. User errors
@@ -390,6 +391,24 @@ def cmd_evaluate(args) -> int:
     return evaluate.run(args)
 
 
+def cmd_serve(args) -> int:
+    """``wargames serve``: the web app of ``wargames_web`` on HOST:PORT until Ctrl-C."""
+    require("web", ("starlette", "uvicorn"))
+    from wargames_web.app import serve
+    from wargames_web.games import Config
+
+    if not 0 < args.port < 65536:
+        raise CliError(f"--port must be 1..65535, got {args.port}")
+    if args.idle_minutes <= 0:
+        raise CliError(f"--idle-minutes must be positive, got {args.idle_minutes}")
+    folder = Path(args.checkpoints) if args.checkpoints else None
+    if folder is not None and not folder.is_dir():
+        raise CliError(f"--checkpoints {args.checkpoints}: not a folder")
+    print(f"wargames: serving on http://{args.host}:{args.port}/ (Ctrl-C stops it)", flush=True)
+    serve(args.host, args.port, Config(checkpoints=folder, idle_timeout_s=60 * args.idle_minutes))
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
     from training.evaluate import add_arguments as evaluate_arguments
@@ -441,6 +460,14 @@ def build_parser() -> argparse.ArgumentParser:
                     "result.json and plot.png to --out (default runs/evaluate/<battle>).")
     evaluate_arguments(evaluate)
     evaluate.set_defaults(func=cmd_evaluate)
+
+    serve = sub.add_parser("serve", help="play, watch and replay in the browser (needs the [web] extra)")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default: this machine only)")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument("--checkpoints", metavar="DIR", default=None,
+                       help="folder whose checkpoints the page may load as ckpt:NAME opponents (none without it)")
+    serve.add_argument("--idle-minutes", type=float, default=30.0, help="a tab's game is freed after this idle time")
+    serve.set_defaults(func=cmd_serve)
     return parser
 
 
