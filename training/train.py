@@ -130,7 +130,7 @@ class TrainArgs:
     """minutes between periodic checkpoints (one is always written at the end)"""
     imitation_games: int = 100
     """warm start: games of the scripted agent against itself to clone before PPO (Berestechko, 100 games: ~35 s
-    on one core; 0 = none; fresh runs only; skipped where the battle has no scripted agent). Collection stops
+    on one core, 100% move accuracy with the hint, 72-80% without; 0 = none; fresh runs only; skipped where the battle has no scripted agent). Collection stops
     early once the observations would take imitation_max_mb"""
     imitation_max_mb: int = 1500
     """memory cap of the imitation data in MB (a Kulikovo decision is a 140 kB observation)"""
@@ -200,7 +200,7 @@ def from_namespace(ns: argparse.Namespace) -> TrainArgs:
 MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
             ("snapshot_every", 1), ("pool_size", 0), ("max_steps", 1), ("seed", 0), ("threads", 1),
             ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0),
-            ("imitation_lr", 0), ("num_env_runners", 0))
+            ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1))
 
 
 def check_args(args: TrainArgs) -> TrainArgs:
@@ -583,10 +583,10 @@ class TrainResult:
 
 def train(args: TrainArgs) -> TrainResult:
     args = check_args(args)
-    if args.backend == "rllib":  # Ray is imported there only
-        from training.rllib_backend import train_rllib
+    if args.backend != "default":  # training.rllib_backend builds on this module, not the other way round
+        from training.evaluate import UsageError
 
-        return train_rllib(args)
+        raise UsageError(f"--backend {args.backend} runs from `wargames train` or `python -m training.rllib_backend`")
     out = prepare_out(args)
     import torch
     from stable_baselines3.common.logger import configure

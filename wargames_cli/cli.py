@@ -351,7 +351,11 @@ def cmd_train(args) -> int:
     require("train", TRAIN_MODULES)
     from training.evaluate import run_tournament
 
-    result = T.train(dataclasses.replace(train_args, eval_games=0))
+    if train_args.backend == "rllib":  # Ray is imported there only
+        from training.rllib_backend import train_rllib as run
+    else:
+        run = T.train
+    result = run(dataclasses.replace(train_args, eval_games=0))
     T.print_result(result)
     if train_args.eval_games <= 0:
         return 0
