@@ -234,14 +234,15 @@ class WargameAECEnv(AECEnv):
 
     def _select_next(self) -> None:
         self.agent_selection = self.possible_agents[self.engine.current_player(self.state_)]
-        self._set_infos()
+        self._set_infos(over=False)
 
-    def _set_infos(self) -> None:
-        """The same numeric keys for every agent (see the module docstring)."""
-        over = any(self.terminations.values()) or any(self.truncations.values())
+    def _set_infos(self, over: bool = True) -> None:
+        """The same numeric keys for every agent (see the module docstring); ``over=False`` only from
+        ``_select_next``, where the agent selected is to move."""
         decision = int(self.engine.decision_id(self.state_))
-        self.infos = {a: {"decision_id": decision, "to_move": int(not over and a == self.agent_selection),
-                          "returns": float(self._returns[i])}
+        mover = None if over else self.agent_selection
+        returns = self._returns.tolist()
+        self.infos = {a: {"decision_id": decision, "to_move": int(a == mover), "returns": returns[i]}
                       for i, a in enumerate(self.possible_agents)}
 
     # ----------------------------------------------------------------- observe
