@@ -147,3 +147,16 @@ def test_summary_is_the_engines_plain_dict(battle):
     assert {"id", "side", "hex", "status"} <= set(summary["units"][0])
     summary["units"].clear()                                   # read-only: the game does not change
     assert raw.summary()["units"]
+
+
+@pytest.mark.parametrize("side", [0, 1])
+def test_the_self_play_view_renders_what_the_learner_may_see(side):
+    from training.selfplay import OpponentPool, SelfPlayEnv
+
+    pool = OpponentPool()
+    pool.add_baselines("kulikovo", ("random",))
+    env = SelfPlayEnv("kulikovo", pool, learner_side=side, render_mode="ansi", hint="")
+    env.reset(seed=2)
+    assert env.render() == env.engine.render_ansi(env.state, side)
+    ambush = ambush_line(env.render().split("\n"))
+    assert (ambush == "Ambush Regiment: not placed (hidden)") == (side == 1)

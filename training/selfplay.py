@@ -313,7 +313,8 @@ class SelfPlayEnv(gym.Env):
         return self._mask.copy()
 
     def render(self):
-        return self.engine.render_ansi(self.state) if self.render_mode == "ansi" else None
+        """The learner's own view (what its side may see), as text."""
+        return self.engine.render_ansi(self.state, self.side) if self.render_mode == "ansi" else None
 
     # -- internals
     def _play_opponent(self) -> None:
