@@ -29,7 +29,7 @@ from typing import Sequence
 
 from agents.registry import agent_seed
 from wargame_envs import registry
-from wargame_envs.core.errors import WargameError
+from wargame_envs.core.errors import RecordError, WargameError
 from wargame_envs.core.records import GameRecord, replay, replay_final
 from wargames_cli.progress import Progress
 
@@ -157,21 +157,13 @@ def play_game(env, agents: Sequence, verbose: bool = False) -> int:
 
 
 def rewind(env, decisions: int, digest: str | None = None) -> None:
-    """Take ``env`` back to just before its decision number ``decisions + 1`` by replaying its own
-    record (same seed and options, the first ``decisions`` actions): bit-exact, so the dice stream
-    is where it was then, and the record keeps only those actions. ``digest``, when given, is the
-    ``state.digest()`` the replayed position must have."""
-    raw = env.unwrapped
-    record = raw.record
-    if not 0 <= decisions <= len(record.actions):
-        raise CliError(f"cannot rewind to decision #{decisions + 1}: the game has {len(record.actions)} decisions")
-    players, actions = dict(record.players), list(record.actions[:decisions])
-    env.reset(seed=record.seed, options=record.options)
-    for action in actions:
-        env.step(action)
-    raw.record.players = players
-    if digest is not None and raw.game_state.digest() != digest:
-        raise CliError("undo failed: replaying the record did not give back the position of that decision")
+    """Take ``env`` back to just before its decision number ``decisions + 1`` (``core.aec.rewind``)."""
+    from wargame_envs.core.aec import rewind as rewind_env
+
+    try:
+        rewind_env(env, decisions, digest)
+    except RecordError as exc:
+        raise CliError(str(exc)) from None
 
 
 def cmd_play(args) -> int:

@@ -32,6 +32,7 @@ import numpy as np
 from agents.human import HumanAgent, Menu, UndoRequest, counter_hexes
 from agents.registry import AgentUnavailableError, agent_seed, make_agent
 from wargame_envs import registry
+from wargame_envs.core.aec import rewind
 from wargame_envs.core.errors import RecordError, WargameError
 from wargame_envs.core.records import GameRecord, replay
 from wargames_web.svg import scene_svg
@@ -306,17 +307,12 @@ class PlayGame:
         raise WebInputError(reason)
 
     def _rewind(self, decisions: int, digest: str) -> None:
-        """Back to just before decision ``decisions + 1``: the record's first ``decisions`` actions
-        replayed with its seed and options (bit-exact, so the dice stream is where it was then), as
-        ``wargames play`` rewinds; the position must have ``digest``."""
-        record = self.raw.record
-        players, actions = dict(record.players), list(record.actions[:decisions])
-        self.env.reset(seed=record.seed, options=record.options)
-        for action in actions:
-            self.env.step(action)
-        self.raw.record.players = players
-        if self.state.digest() != digest:
-            raise WebInputError("undo failed: replaying the record did not give back the position of that decision")
+        """Back to just before decision ``decisions + 1``, as ``wargames play`` undoes
+        (``core.aec.rewind``); the position must have ``digest``."""
+        try:
+            rewind(self.env, decisions, digest)
+        except RecordError as exc:
+            raise WebInputError(str(exc)) from None
 
     def record_json(self) -> str:
         return self.raw.record.to_json()

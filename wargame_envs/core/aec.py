@@ -47,7 +47,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from .dice import Dice
-from .errors import IllegalActionError, ScenarioError
+from .errors import IllegalActionError, RecordError, ScenarioError
 from .records import GameRecord
 
 REWARD_MODES = ("terminal", "shaped")
@@ -337,6 +337,27 @@ class WargameAECEnv(AECEnv):
 
             close_human(self._viewer)
             self._viewer = None
+
+
+def rewind(env, decisions: int, digest: str | None = None) -> None:
+    """Take ``env`` (an env of this module, wrapped or not) back to just before its decision number
+    ``decisions + 1`` (undo): its record's seed and options and first ``decisions`` actions replayed
+    through ``env`` itself, bit-exact, so the dice stream is where it was then and the record keeps
+    only those actions (and its players). ``digest``, when given, is the ``state.digest()`` the
+    replayed position must have; a :class:`RecordError` says when it has not."""
+    raw = env.unwrapped
+    record = raw.record
+    if record is None:
+        raise RecordError("cannot rewind: call reset() first")
+    if not 0 <= decisions <= len(record.actions):
+        raise RecordError(f"cannot rewind to decision #{decisions + 1}: the game has {len(record.actions)} decisions")
+    players, actions = dict(record.players), list(record.actions[:decisions])
+    env.reset(seed=record.seed, options=record.options)
+    for action in actions:
+        env.step(action)
+    raw.record.players = players
+    if digest is not None and raw.state_.digest() != digest:
+        raise RecordError("undo failed: replaying the record did not give back the position of that decision")
 
 
 def _order_enforcing_class():
