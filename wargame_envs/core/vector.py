@@ -1,0 +1,166 @@
+"""Batched games: N games of one battle stepped by one compiled call (Pgx-style, numpy).
+
+``wargame_envs.vector.make(name, num_envs, seed=None, **options)`` returns a :class:`VectorGame`.
+``reset()`` and ``step(actions)`` return a :class:`Step` whose fields are (N, ...) arrays:
+
+=====================  ===========================================================================
+``observation``        (N, obs_size): the view of ``current_player`` (float32, or the battle's compact
+                       dtype where one is chosen)
+``action_mask``        (N, num_actions) bool: the legal actions of the pending decision
+``current_player``     (N,) int64: the seat that must decide (for a finished game, the seat that moved last)
+``rewards``            (N, num_players) float32: paid by this step: the terminal returns (+1 / -1 / 0)
+                       on the step that ends a game, else 0
+``terminated``         (N,) bool: the game ended by the rules on this step
+``truncated``          (N,) bool: the game was cut short by a length limit on this step
+=====================  ===========================================================================
+
+**Auto-reset.** A game that finished on step *t* keeps its final observation, mask (all False) and
+returns in the arrays returned by step *t*. On step *t + 1* it restarts, whatever action is passed for it:
+that row then shows the new game's first decision, with zero rewards. Its seed is in :attr:`seeds`.
+
+**Skipping.** An action of ``-1`` leaves that game untouched for this step (its row keeps its values, with
+zero rewards), which lets a self-play loop step only the games where one seat is to move.
+
+**Seeds.** Game seeds are drawn from ``seed``; ``vec.seeds[i]`` is the seed of game ``i``'s current game,
+and ``wargame_envs.make(name).reset(seed=vec.seeds[i], options=...)`` plays the very same game for the
+same actions (tests/test_vector.py checks it, observations, masks, rewards and records).
+
+The arrays returned are the batch's own buffers, overwritten by the next call: copy what you keep.
+Rewards are terminal only (the AEC env's ``reward="shaped"`` is not offered here).
+
+Each battle provides a backend (``wargame_envs/<battle>/batch.py``) with:
+
+- ``engine``: the battle's :class:`~wargame_envs.core.engine.Engine` (the AEC env runs on the same kernels);
+- ``num_players``, ``num_actions``, ``obs_size``, ``obs_dtype``, ``state_size``;
+- ``template(options) -> int32 (state_size,)``: a new game before its opening dice (positions, checked);
+- ``step_batch(states, actions, template, dice, obs, mask, player, rewards, terminated, truncated)``: one
+  compiled call that, for every game ``i``: skips ``actions[i] == -1`` (row untouched, rewards zeroed);
+  restarts from ``template`` and rolls the opening chance for ``-2``; only rewrites the row's outputs for
+  ``-3`` (a game just loaded from a position); applies a legal action otherwise; then writes the row's
+  outputs (``dice`` is a :class:`~wargame_envs.core.chance.BatchDice`: pass ``dice.dv``, ``dice.ds``);
+- ``observe_batch(states, players, obs)``: the observations of the given seats;
+- ``to_position(buf)`` / ``from_position(position, dice) -> buf``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .chance import BatchDice
+from .errors import IllegalActionError
+
+SKIP, RESTART, REFRESH = -1, -2, -3
+
+
+@dataclass
+class Step:
+    observation: np.ndarray
+    action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    truncated: np.ndarray
+
+
+class VectorGame:
+    """``num_envs`` games of one battle (see the module docstring)."""
+
+    def __init__(self, backend, num_envs: int, seed: int | None = None, options: dict[str, Any] | None = None):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
+            raise ValueError(f"num_envs = {num_envs!r}: expected a positive integer")
+        self.backend = backend
+        self.num_envs = n = int(num_envs)
+        self.num_players = backend.num_players
+        self.num_actions = backend.num_actions
+        self.obs_size = backend.obs_size
+        self.options = dict(options or {})
+        self._template = backend.template(self.options)  # validates the options once, before anything is built
+        self.states = np.zeros((n, backend.state_size), dtype=np.int32)
+        self.dice = BatchDice(n)
+        self.seeds = np.zeros(n, dtype=np.uint64)
+        self._obs = np.zeros((n, backend.obs_size), dtype=backend.obs_dtype)
+        self._mask = np.zeros((n, backend.num_actions), dtype=bool)
+        self._player = np.zeros(n, dtype=np.int64)
+        self._rewards = np.zeros((n, backend.num_players), dtype=np.float32)
+        self._terminated = np.zeros(n, dtype=bool)
+        self._truncated = np.zeros(n, dtype=bool)
+        self._step = Step(self._obs, self._mask, self._player, self._rewards, self._terminated, self._truncated)
+        self._seed_rng = np.random.default_rng(seed)
+        self._started = False
+
+    # ------------------------------------------------------------------ play
+    def reset(self, seed: int | None = None) -> Step:
+        """Every game restarts (with seeds drawn from ``seed`` when given)."""
+        if seed is not None:
+            self._seed_rng = np.random.default_rng(seed)
+        self._started = True
+        return self._run(np.full(self.num_envs, RESTART, dtype=np.int64), np.arange(self.num_envs))
+
+    def step(self, actions) -> Step:
+        """One decision in every game (``-1``: skip that game). Illegal actions raise
+        :class:`IllegalActionError` naming the games, and nothing is stepped."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        a = np.asarray(actions)
+        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+            raise IllegalActionError(
+                f"actions: expected an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
+        a = a.astype(np.int64, copy=True)
+        done = self._terminated | self._truncated
+        play = ~done & (a != SKIP)
+        idx = np.flatnonzero(play)
+        bad = idx[(a[idx] < 0) | (a[idx] >= self.num_actions)]
+        if bad.size == 0:
+            bad = idx[~self._mask[idx, a[idx]]]
+        if bad.size:
+            shown = ", ".join(f"game {i}: action {a[i]}" for i in bad[:8])
+            raise IllegalActionError(f"illegal actions ({bad.size} games): {shown}; see step.action_mask")
+        a[done] = RESTART
+        return self._run(a, np.flatnonzero(done))
+
+    def _run(self, actions: np.ndarray, restarting: np.ndarray) -> Step:
+        for i in restarting:
+            seed = int(self._seed_rng.integers(0, 2**63 - 1))
+            self.seeds[i] = seed
+            self.dice.start_game(int(i), seed)
+        self.dice.refill()
+        self.backend.step_batch(self.states, actions, self._template, self.dice, self._obs, self._mask,
+                                self._player, self._rewards, self._terminated, self._truncated)
+        self.dice.check()
+        return self._step
+
+    def observe(self, player: int) -> np.ndarray:
+        """(N, obs_size): every game from seat ``player``'s view (a new array)."""
+        if not 0 <= int(player) < self.num_players:
+            raise ValueError(f"player = {player!r}: expected 0..{self.num_players - 1}")
+        out = np.zeros_like(self._obs)
+        self.backend.observe_batch(self.states, np.full(self.num_envs, int(player), dtype=np.int64), out)
+        return out
+
+    # ------------------------------------------------------------- positions
+    def to_positions(self) -> list[dict[str, Any]]:
+        """Each game's position (the format ``from_positions`` and the AEC env's ``position`` option take)."""
+        return [self.backend.to_position(self.states[i]) for i in range(self.num_envs)]
+
+    def from_positions(self, positions: list[dict[str, Any]], seed: int | None = None) -> Step:
+        """Continue from these positions, one per game (their dice come from ``seed``). All are checked
+        before any game is replaced."""
+        if len(positions) != self.num_envs:
+            raise ValueError(f"{len(positions)} positions for {self.num_envs} games")
+        from .dice import Dice
+
+        rng = np.random.default_rng(seed)
+        seeds = [int(rng.integers(0, 2**63 - 1)) for _ in positions]
+        dice = [Dice(s) for s in seeds]
+        bufs = [self.backend.from_position(p, d) for p, d in zip(positions, dice)]
+        for i, (buf, s, d) in enumerate(zip(bufs, seeds, dice)):
+            self.states[i] = buf
+            self.seeds[i] = s
+            self.dice.start_game(i, s, skip=d.count)
+        self._started = True
+        self._terminated[:] = False
+        self._truncated[:] = False
+        return self._run(np.full(self.num_envs, REFRESH, dtype=np.int64), np.zeros(0, dtype=np.int64))
