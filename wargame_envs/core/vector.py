@@ -49,7 +49,7 @@ from typing import Any
 
 import numpy as np
 
-from .chance import BatchDice
+from .chance import MIN_LEFT, BatchDice
 from .errors import IllegalActionError
 
 SKIP, RESTART, REFRESH = -1, -2, -3
@@ -164,3 +164,95 @@ class VectorGame:
         self._terminated[:] = False
         self._truncated[:] = False
         return self._run(np.full(self.num_envs, REFRESH, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+class RowDice:
+    """A :class:`~wargame_envs.core.dice.Dice` reading game ``i``'s stream of a :class:`BatchDice`, so an
+    engine call made for one game of a batch rolls exactly what the batched kernel would."""
+
+    def __init__(self, dv: np.ndarray, ds: np.ndarray):
+        self.dv, self.ds = dv, ds
+
+    def roll(self, sides: int, low: int = 1) -> int:
+        from .chance import roll
+
+        v = int(roll(self.dv, self.ds, sides, low))
+        self._check()
+        return v
+
+    def kernel_stream(self):
+        return self.dv, self.ds
+
+    def kernel_done(self, ds) -> None:
+        self._check()
+
+    def _check(self) -> None:
+        from .chance import DS_ERROR
+
+        if self.ds[DS_ERROR]:
+            raise RuntimeError(f"a decision rolled more than {MIN_LEFT} dice")
+
+
+class EngineLoopBackend:
+    """A backend that plays each game with the battle engine's own ``apply`` in a Python loop.
+
+    It implements no rule: it is the reference the batched kernels are tested against (same seeds and
+    actions, same arrays), and it lets any battle be driven through :class:`VectorGame`."""
+
+    KEYWORDS = ()
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.num_players = len(engine.agents)
+        self.num_actions = engine.num_actions
+        self.obs_size = engine.obs_layout.size
+        self.obs_dtype = np.float32
+        self._options: dict[str, Any] = {}
+        self._state_class = None
+
+    def template(self, options: dict[str, Any]) -> np.ndarray:
+        from .dice import Dice
+
+        state = self.engine.new_state(options, Dice(0))  # checks the options
+        self._options, self._state_class = dict(options), type(state)
+        self.state_size = state.buf.size
+        return state.buf.copy()
+
+    def state_view(self, row: np.ndarray):
+        """The engine's state object over one row of the batch (writes go to the row)."""
+        return self._state_class(row)
+
+    def step_batch(self, states, actions, template, dice, obs, mask, player, rewards, terminated, truncated):
+        e = self.engine
+        for i, a in enumerate(actions):
+            rewards[i] = 0.0
+            if a == SKIP:
+                continue
+            rd = RowDice(dice.dv[i], dice.ds[i])
+            if a == RESTART:
+                states[i] = e.new_state(self._options, rd).buf
+            s = self._state_class(states[i])
+            if a >= 0:
+                mover = e.current_player(s)
+                e.apply(s, int(a), rd)
+            else:
+                mover = e.current_player(s)
+            terminated[i], truncated[i] = e.is_terminal(s), e.is_truncated(s)
+            if terminated[i] or truncated[i]:
+                rewards[i] = e.returns(s)
+                player[i] = mover
+                mask[i] = False
+            else:
+                player[i] = e.current_player(s)
+                mask[i] = e.legal_mask(s)
+            obs[i] = e.observe(s, int(player[i]))
+
+    def observe_batch(self, states, players, obs):
+        for i, p in enumerate(players):
+            obs[i] = self.engine.observe(self._state_class(states[i]), int(p))
+
+    def to_position(self, row):
+        return self.engine.to_position(self._state_class(row.copy()))
+
+    def from_position(self, position, dice):
+        return self.engine.new_state({**self._options, "position": position}, dice).buf.copy()
