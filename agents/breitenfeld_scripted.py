@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 
 from wargame_envs.breitenfeld import actions as A
-from wargame_envs.breitenfeld import combat
 from wargame_envs.breitenfeld.state import G_ART_IDX, G_SEL
 from wargame_envs.breitenfeld.zoc import Snap
 
@@ -155,14 +154,14 @@ class BreitenfeldScriptedAgent:
     def _combat(self, E, s, player, legal):
         D, c = E.D, E.codec
         snap = Snap(D, s)
-        ctx = combat.Ctx(D, s, snap)
+        elig = E.eligible_attackers(s)
         opts = []
         for a in legal:
             if a == A.END:
                 continue
             h = a - c.hex0
             e = snap.at[h]
-            att = sum(D.unit_strength[u] for u in ctx.neighbours(e) if u in ctx.elig)
+            att = sum(D.unit_strength[u] for u in (snap.at[j] for j in D.grid.adjacent[h]) if u in elig)
             dfn = (D.unit_dstrength[e] if snap.ud[e] else D.unit_strength[e]) * D.defense_mult[h]
             opts.append((att / max(dfn, 1), a))
         if not opts:

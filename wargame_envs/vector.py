@@ -14,7 +14,9 @@ from .core.vector import Step, VectorGame
 from .registry import resolve
 
 #: env name -> backend class (module:Class)
-BACKENDS: dict[str, str] = {}
+BACKENDS: dict[str, str] = {
+    "breitenfeld_v0": "wargame_envs.breitenfeld.batch:BreitenfeldBackend",
+}
 
 __all__ = ["BACKENDS", "Step", "VectorGame", "make"]
 

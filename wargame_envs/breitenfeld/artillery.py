@@ -13,76 +13,74 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.chance import roll
+from ..core.events import emit
 from ..core.hexgrid import line_step
 from ..core.jit import kernel
-from .disruption import disrupt, unit_name
+from .disruption import disrupt
+from .events import DISRUPT_DISRUPTED, EV_FIRE, FIRE_DISRUPTED, FIRE_MISS, FIRE_NO_EFFECT, R_ARTILLERY
 from .state import G_MAY0, G_VIS, G_VIS_OPT
-from .zoc import Snap
+from .tables import fields, unit_at
 
 
-def max_range(D, s) -> int:
-    r = D.art_fire[-1][0]
-    if s.g[G_VIS_OPT] and s.g[G_VIS] == 2:
-        r = min(r, D.vis_restricted_range)
+@kernel
+def max_range(T, g):
+    """The longest range of the Artillery Fire Table, or the restricted-visibility limit (10.34)."""
+    r = T.art_fire[T.art_fire.shape[0] - 1, 0]
+    if g[G_VIS_OPT] and g[G_VIS] == 2:
+        r = min(r, T.vis_restricted_range)
     return r
 
 
-def blocking_planes(D, s) -> tuple[np.ndarray, np.ndarray]:
-    """(hexes that block a line of sight between its ends, hexes holding a unit or an artillery counter)
-    as bool arrays (5.23)."""
-    occupied = np.zeros(D.grid.n, dtype=np.bool_)
-    occupied[s.u_hex[s.u_hex >= 0]] = True
-    occupied[s.a_hex[s.a_hex >= 0]] = True
-    return occupied | D.blocks_los_array, occupied
-
-
-def targets(D, s, a: int, planes: tuple[np.ndarray, np.ndarray] | None = None) -> list[tuple[int, int]]:
-    """[(target hex, range)] that artillery ``a`` may bombard now (``planes``: :func:`blocking_planes`)."""
-    h0 = int(s.a_hex[a])
-    if h0 < 0:
-        return []
-    blocked, occupied = planes or blocking_planes(D, s)
-    g = D.grid
-    hexes, ranges = _targets(h0, int(s.a_owner[a]), max_range(D, s), bool(s.g[G_VIS_OPT] and s.g[G_VIS] == 2),
-                             s.u_hex, D.unit_side_array, blocked, occupied, D.hilltop_array, D.woods_array, g.dist,
-                             g.axial, g.axial_index, g.axial_origin)
-    return sorted(zip(hexes.tolist(), ranges.tolist()))
-
-
 @kernel
-def _targets(h0, side, rmax, restricted, unit_hex, unit_side, blocked, occupied, hilltop, woods, dist, axial,
-             axial_index, origin):
-    """:func:`targets` compiled: every enemy unit in range with a line of sight (5.2; ``restricted``: the
-    restricted visibility, which also limits hilltop-to-hilltop fire); (hexes, ranges) per unit."""
-    hexes, ranges = np.empty(unit_hex.size, np.int64), np.empty(unit_hex.size, np.int64)
+def targets(buf, T, a, out):
+    """5.2: the hexes of the enemy units artillery ``a`` may bombard now, written to ``out``; their
+    number returned (in unit order)."""
+    u_hex, _, _, _, _, _, a_hex, a_owner, _, _, g = fields(buf, T)
+    h0 = a_hex[a]
+    if h0 < 0:
+        return 0
+    occupied = np.zeros(T.nh, np.bool_)                  # 5.23: a unit or an artillery counter
+    for u in range(T.nu):
+        if u_hex[u] >= 0:
+            occupied[u_hex[u]] = True
+    for k in range(T.na):
+        if a_hex[k] >= 0:
+            occupied[a_hex[k]] = True
+    blocked = occupied.copy()
+    for h in range(T.nh):
+        if T.blocks_los[h]:
+            blocked[h] = True
+    side = a_owner[a]
+    rmax = max_range(T, g)
+    restricted = g[G_VIS_OPT] != 0 and g[G_VIS] == 2
     cells = np.empty(2, np.int64)
     m = 0
-    for u in range(unit_hex.size):
-        h = unit_hex[u]
-        if h < 0 or unit_side[u] == side:
+    for u in range(T.nu):
+        h = u_hex[u]
+        if h < 0 or T.unit_side[u] == side:
             continue
-        d = dist[h0, h]
-        if hilltop[h0] and hilltop[h]:
-            if (d <= rmax or not restricted) and _hill_los(h0, h, d, occupied, hilltop, woods, axial, axial_index,
-                                                           origin, cells):
-                hexes[m], ranges[m] = h, d
+        d = T.dist[h0, h]
+        if T.hilltop[h0] and T.hilltop[h]:
+            if (d <= rmax or not restricted) and hill_los(T, h0, h, d, occupied, cells):
+                out[m] = h
                 m += 1
-        elif 1 <= d <= rmax and _los(h0, h, d, blocked, hilltop, dist, axial, axial_index, origin, cells):
-            hexes[m], ranges[m] = h, d
+        elif 1 <= d <= rmax and los(T, h0, h, d, blocked, cells):
+            out[m] = h
             m += 1
-    return hexes[:m], ranges[:m]
+    return m
 
 
 @kernel
-def _los(a, b, d, blocked, hilltop, dist, axial, axial_index, origin, cells):
+def los(T, a, b, d, blocked, cells):
     """5.21-5.24, 5.26 from hex ``a`` to hex ``b`` (``d`` apart): blocked where every hex of a step of the
     line blocks (one hex, or both of a hexside the line runs along: 5.22); the end hexes never block; a
     gun on a hilltop ignores the steps less than half the range from the target (5.24)."""
     for k in range(1, d):
-        m = line_step(axial, axial_index, origin, a, b, d, k, cells)
+        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, d, k, cells)
         if m == 0:
             continue
-        if hilltop[a] and (2 * dist[cells[0], b] < d or (m == 2 and 2 * dist[cells[1], b] < d)):
+        if T.hilltop[a] and (2 * T.dist[cells[0], b] < d or (m == 2 and 2 * T.dist[cells[1], b] < d)):
             continue
         if blocked[cells[0]] and (m == 1 or blocked[cells[1]]):
             return False
@@ -90,53 +88,57 @@ def _los(a, b, d, blocked, hilltop, dist, axial, axial_index, origin, cells):
 
 
 @kernel
-def _hill_los(a, b, d, occupied, hilltop, woods, axial, axial_index, origin, cells):
+def hill_los(T, a, b, d, occupied, cells):
     """5.25: hilltop to hilltop, only a unit, an artillery counter or woods in an intervening hilltop hex
     blocks (every hex of a step must)."""
     for k in range(1, d):
-        m = line_step(axial, axial_index, origin, a, b, d, k, cells)
+        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, d, k, cells)
         if m == 0:
             continue
         blocks = True
         for i in range(m):
             c = cells[i]
-            if not (hilltop[c] and (occupied[c] or woods[c])):
+            if not (T.hilltop[c] and (occupied[c] or T.woods[c])):
                 blocks = False
         if blocks:
             return False
     return True
 
 
-def fire_threshold(D, rng: int) -> int:
-    for mr, thr in D.art_fire:
-        if rng <= mr:
-            return thr
-    return D.art_fire[-1][1]                       # 5.25 beyond the last column
+@kernel
+def fire_threshold(T, rng):
+    """5.1: the highest die that disrupts at range ``rng`` (5.25: beyond the last column, its value)."""
+    for i in range(T.art_fire.shape[0]):
+        if rng <= T.art_fire[i, 0]:
+            return T.art_fire[i, 1]
+    return T.art_fire[T.art_fire.shape[0] - 1, 1]
 
 
-def resolve_fire(D, s, dice) -> None:
-    """Roll every assigned shot (Allied first, then Imperial) and apply the results (5.0)."""
-    snap = Snap(D, s)
-    dist = D.grid.dist
-    for side in (0, 1):
-        for a in range(D.n_art):
-            t = int(s.a_target[a])
-            if t < 0 or s.a_owner[a] != side:
+@kernel
+def resolve_fire(buf, T, dv, ds, ev, evn):
+    """5.0: roll every assigned shot (Allied first, then Imperial) and apply the results; artillery never
+    eliminates (5.35); an Allied unit disrupted by Imperial artillery releases the Allies (12.4)."""
+    u_hex, _, _, _, _, _, a_hex, a_owner, a_target, _, g = fields(buf, T)
+    at = unit_at(u_hex, T.nh)
+    for side in range(2):
+        for a in range(T.na):
+            t = a_target[a]
+            if t < 0 or a_owner[a] != side:
                 continue
-            s.a_target[a] = -1
-            u = snap.at[t]
+            a_target[a] = -1
+            u = at[t]
             if u < 0:
                 continue
-            rng = int(dist[int(s.a_hex[a]), t])
-            thr = fire_threshold(D, rng)
-            die = dice.roll(6)
-            name = unit_name(D, s, u)
+            rng = T.dist[a_hex[a], t]
+            thr = fire_threshold(T, rng)
+            die = roll(dv, ds, 6, 1)
+            txt = FIRE_MISS
             if die <= thr:
-                res = disrupt(D, s, u, "artillery", can_eliminate=False)
-                if res == "disrupted" and side == 1:
-                    s.g[G_MAY0] = 1               # 12.4: an Allied unit disrupted by Imperial artillery
-                txt = "disrupted" if res == "disrupted" else "already disrupted, no effect [5.35]"
-            else:
-                txt = "no effect"
-            s.log.append(f"Artillery {D.art_ids[a]} at {D.grid.ids[int(s.a_hex[a])]} fires at {name} "
-                         f"(range {rng}, hits on 1-{thr}): die {die} -> {txt} [5.1]")
+                res = disrupt(buf, T, u, R_ARTILLERY, False, ev, evn)
+                if res == DISRUPT_DISRUPTED:
+                    txt = FIRE_DISRUPTED
+                    if side == 1:
+                        g[G_MAY0] = 1                    # 12.4
+                else:
+                    txt = FIRE_NO_EFFECT
+            emit(ev, evn, EV_FIRE, a, u, 16 * t + thr, 64 * a_hex[a] + 4 * die + txt)

@@ -108,7 +108,6 @@ class BreitenfeldData:
     vis_moderate_undisrupt_on: int
     vis_restricted_range: int
     sources: dict[str, str] = field(default_factory=dict)
-    adjset: tuple[frozenset, ...] = ()            # neighbours of each hex, as sets (adjacency tests)
 
     def __post_init__(self):
         # plain attributes (read in hot loops)
@@ -118,25 +117,13 @@ class BreitenfeldData:
         self.n_corps = len(self.corps_ids)
         self.corps_units = tuple(tuple(u for u in range(self.n_units) if self.unit_corps[u] == c)
                                  for c in range(self.n_corps))
-        self.side_units = tuple(tuple(u for u in range(self.n_units) if self.unit_side[u] == side) for side in (0, 1))
-        # movement.cheapest: per kind, the steps out of each hex as arrays (target, MP cost; -1 padding)
+        # movement.cheapest (tables.py): per kind, the steps out of each hex as arrays (target, MP cost; -1 padding)
         width = max((len(row) for rows in self.step for row in rows), default=0)
         self.step_to = tuple(np.array([[j for j, _ in row] + [-1] * (width - len(row)) for row in rows], dtype=np.int64)
                              for rows in self.step)
         self.step_cost = tuple(np.array([[k for _, k in row] + [-1] * (width - len(row)) for row in rows], dtype=np.int64)
                                for rows in self.step)
-        # compiled kernels (artillery line of sight, leaders caught): per piece / hex tables as arrays
-        self.unit_side_array = np.asarray(self.unit_side, dtype=np.int64)
-        self.leader_side_array = np.asarray(self.leader_side, dtype=np.int64)
-        self.blocks_los_array = np.asarray(self.blocks_los, dtype=np.bool_)
-        self.hilltop_array = np.asarray(self.is_hilltop, dtype=np.bool_)
-        self.woods_array = np.asarray([t == "woods" for t in self.hex_terrain_name], dtype=np.bool_)
-        # scratch caches shared by every engine of these data (never pickled)
-        self.snap_cache: dict = {}                # zoc.Snap memo (unit-array bytes -> snapshot)
-        self.ctx_cache: dict = {}                 # combat._engagement memo
-
-    def __getstate__(self):
-        return {**self.__dict__, "snap_cache": {}, "ctx_cache": {}}
+        self.unit_side_array = np.asarray(self.unit_side, dtype=np.int64)   # observation_reference
 
 
 _CACHE: dict[str, BreitenfeldData] = {}
@@ -436,7 +423,6 @@ def _load(d: Path) -> BreitenfeldData:
         vis_moderate_undisrupt_on=vis.get("moderate_undisrupt_on", int, min=1, max=7),
         vis_restricted_range=vis.get("restricted_artillery_range", int, min=1, max=50),
         sources=sources,
-        adjset=tuple(frozenset(a) for a in grid.adjacent),
     )
 
 

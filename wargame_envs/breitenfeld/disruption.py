@@ -1,4 +1,4 @@
-"""Disruption (9.0), elimination, and the Mutual Disruption Removal Phase (9.2, 10.2, 11.11).
+"""Disruption (9.0), elimination, and the Mutual Disruption Removal Phase (9.2, 10.2, 11.11), compiled.
 
 An undisrupted unit that is disrupted is flipped; a disrupted unit disrupted again is eliminated
 (9.0) -- except by artillery, which never eliminates (5.35 / the 5.11 exception). Eliminated strength
@@ -7,85 +7,95 @@ counts toward the army's Demoralization Level and scores for the enemy.
 
 from __future__ import annotations
 
-from . import demoralization
+import numpy as np
+
+from ..core.chance import roll
+from ..core.events import emit
+from ..core.jit import kernel
+from .demoralization import record_loss
+from .events import DISRUPT_DISRUPTED, DISRUPT_ELIMINATED, DISRUPT_NONE, EV_ELIMINATED, EV_REMOVAL, WHY_AGAIN
 from .state import G_DEMOR, G_MAY1, G_VIS, G_VIS_OPT, G_VP0, OFF_ELIM
-from .zoc import Snap, in_enemy_zoc
+from .tables import fields, unit_at
+from .zoc import in_enemy_zoc
 
 
-def unit_name(D, s, u: int) -> str:
-    h = int(s.u_hex[u])
-    where = D.grid.ids[h] if h >= 0 else {-1: "eliminated", -2: "off map", -3: "absent"}[h]
-    return f"{D.unit_label[u]} {where}"
-
-
-def eliminate(D, s, u: int, why: str, score: bool = True) -> None:
-    """Remove unit ``u``; its printed strength counts as lost and (if ``score``) scores for the enemy."""
-    name = unit_name(D, s, u)
-    s.u_hex[u] = OFF_ELIM
-    s.u_dis[u] = 0
-    army = D.unit_army[u]
-    demoralization.record_loss(D, s, army, D.unit_strength[u])
+@kernel
+def eliminate(buf, T, u, why, score, ev, evn):
+    """Remove unit ``u`` (``why``: events.WHY_*); its printed strength counts as lost (11.0) and, if
+    ``score``, scores for the enemy."""
+    u_hex, u_dis, _, _, _, _, _, _, _, _, g = fields(buf, T)
+    h = u_hex[u]
+    u_hex[u] = OFF_ELIM
+    u_dis[u] = 0
+    record_loss(T, g, T.unit_army[u], T.unit_strength[u], ev, evn)
     if score:
-        s.g[G_VP0 + 1 - D.unit_side[u]] += D.unit_strength[u] * D.vp_per_sp
-    s.log.append(f"{name} ({D.army_names[army]}) eliminated: {why}")
+        g[G_VP0 + 1 - T.unit_side[u]] += T.unit_strength[u] * T.vp_per_sp
+    emit(ev, evn, EV_ELIMINATED, u, h, why, 0)
 
 
-def disrupt(D, s, u: int, why: str, can_eliminate: bool = True) -> str:
-    """Apply one disruption result to ``u``: returns "disrupted", "eliminated" or "no effect"."""
-    if s.u_hex[u] < 0:
-        return "no effect"
-    # 12.3: the Imperialists may move as soon as any unit is disrupted.
-    s.g[G_MAY1] = 1
-    if not s.u_dis[u]:
-        s.u_dis[u] = 1
-        return "disrupted"
+@kernel
+def disrupt(buf, T, u, reason, can_eliminate, ev, evn):
+    """9.0: one disruption result on ``u`` (``reason``: events.R_*); returns events.DISRUPT_*."""
+    u_hex, u_dis, _, _, _, _, _, _, _, _, g = fields(buf, T)
+    if u_hex[u] < 0:
+        return DISRUPT_NONE
+    g[G_MAY1] = 1                        # 12.3: the Imperialists may move as soon as any unit is disrupted
+    if u_dis[u] == 0:
+        u_dis[u] = 1
+        return DISRUPT_DISRUPTED
     if can_eliminate:
-        eliminate(D, s, u, f"disrupted again ({why}) [9.0]")
-        return "eliminated"
-    return "no effect"
+        eliminate(buf, T, u, WHY_AGAIN + reason, True, ev, evn)
+        return DISRUPT_ELIMINATED
+    return DISRUPT_NONE
 
 
-def best_leader_within(D, s, h: int, side: int, radius: int) -> int:
-    """Highest leadership value of a friendly leader within ``radius`` hexes of ``h`` (10.21, 10.23)."""
+@kernel
+def best_leader_within(T, l_hex, h, side, radius):
+    """10.21, 10.23: the highest leadership value of a friendly leader within ``radius`` hexes of ``h``."""
     best = 0
-    dist = D.grid.dist
-    for l, lh in enumerate(s.l_hex.tolist()):
-        if lh >= 0 and D.leader_side[l] == side and D.leader_value[l] > best:
-            if lh == h or (radius and dist[lh, h] <= radius):
-                best = D.leader_value[l]
+    for l in range(l_hex.size):
+        lh = l_hex[l]
+        if lh >= 0 and T.leader_side[l] == side and T.leader_value[l] > best:
+            if lh == h or (radius and T.dist[lh, h] <= radius):
+                best = T.leader_value[l]
     return best
 
 
-def undisrupt_needed(D, s) -> int:
-    """The adjusted roll that undisrupts: 5 (9.2), or 6 in moderate or restricted visibility."""
-    if s.g[G_VIS_OPT] and s.g[G_VIS] >= 1:
-        return D.vis_moderate_undisrupt_on
-    return D.undisrupt_on
+@kernel
+def undisrupt_needed(T, g):
+    """9.2: the adjusted roll that undisrupts: 5, or 6 in moderate or restricted visibility (10.34)."""
+    if g[G_VIS_OPT] and g[G_VIS] >= 1:
+        return T.vis_moderate_undisrupt_on
+    return T.undisrupt_on
 
 
-def removal_phase(D, s, dice) -> None:
-    """4.1 A: roll for every eligible disrupted unit, Allied units first, then Imperial."""
-    snap = Snap(D, s)
-    eligible = []
-    for side in (0, 1):
-        for u, h in enumerate(snap.uh):
-            if h < 0 or not snap.ud[u] or D.unit_side[u] != side:
+@kernel
+def removal_phase(buf, T, dv, ds, ev, evn):
+    """4.1 A: roll for every eligible disrupted unit, Allied units first, then Imperial (eligibility
+    fixed at the start of the phase: 9.2, 7.23, 10.25, 11.11)."""
+    u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
+    at = unit_at(u_hex, T.nh)
+    eligible = np.empty(T.nu, np.int64)
+    n = 0
+    for side in range(2):
+        for u in range(T.nu):
+            h = u_hex[u]
+            if h < 0 or u_dis[u] == 0 or T.unit_side[u] != side:
                 continue
-            if in_enemy_zoc(D, snap, h, side):      # 9.2, 7.23, 10.25: snapshot at the start of the turn
+            if in_enemy_zoc(T, at, u_dis, h, side):     # 9.2, 7.23, 10.25
                 continue
-            if D.unit_kind[u] == 0 and int(s.g[G_DEMOR]) >> D.unit_army[u] & 1:
-                continue                            # 11.11
-            eligible.append(u)
-    need = undisrupt_needed(D, s)
-    for u in eligible:
-        h = snap.uh[u]
-        side = D.unit_side[u]
-        die = dice.roll(6)
-        lv = best_leader_within(D, s, h, side, 1)
-        total = min(die + lv, D.max_roll)
+            if T.unit_kind[u] == 0 and (g[G_DEMOR] >> T.unit_army[u]) & 1:
+                continue                                # 11.11
+            eligible[n] = u
+            n += 1
+    need = undisrupt_needed(T, g)
+    for k in range(n):
+        u = eligible[k]
+        h = u_hex[u]
+        die = roll(dv, ds, 6, 1)
+        lv = best_leader_within(T, l_hex, h, T.unit_side[u], 1)
+        total = min(die + lv, T.max_roll)
         ok = total >= need
-        extra = f" + leader {lv} = {total}" if lv else ""
-        s.log.append(f"Disruption removal {unit_name(D, s, u)}: die {die}{extra} -> "
-                     f"{'undisrupted' if ok else 'stays disrupted'} [9.2{', 10.21' if lv else ''}]")
+        emit(ev, evn, EV_REMOVAL, u, h, die + 16 * total, 2 * lv + (1 if ok else 0))
         if ok:
-            s.u_dis[u] = 0
+            u_dis[u] = 0

@@ -13,7 +13,11 @@ with chit activation and the Breitenfeld exclusive rules 12.x, as a PettingZoo A
 | Import | ``from wargame_envs.breitenfeld.env import env, raw_env`` or ``wargame_envs.make("breitenfeld_v0")`` |
 
 The rules engine is :class:`wargame_envs.breitenfeld.rules.BreitenfeldEngine` (pure, numpy state); this
-module only binds it to the shared adapter ``wargame_envs.core.aec.WargameAECEnv``. Rules coverage, rule
+module only binds it to the shared adapter ``wargame_envs.core.aec.WargameAECEnv``. The rules themselves
+are compiled (numba, nopython; ``NUMBA_DISABLE_JIT=1`` runs the same code as Python) and shared with the
+batched API: ``wargame_envs.vector.make("breitenfeld_v0", num_envs)`` steps N games in one compiled call
+(backend ``wargame_envs.breitenfeld.batch.BreitenfeldBackend``), with the same observations, masks and
+rewards as this env for the same seeds and actions. Rules coverage, rule
 clarifications and data provenance: ``docs/breitenfeld.md``.
 
 Turn structure
@@ -139,6 +143,8 @@ Version history
 * v0, issue 11: leaders add their value only to attacks of their activated corps, and only by the owner's
   choice (a new decision, actions ``ADD_LEADERS``/``DECLINE_LEADERS``): 699 actions (was 697), 15,620
   observation floats (was 15,616). Policies trained before do not fit.
+* v0, issue 13: the rules run compiled (one implementation for this env and the batched API); games,
+  observations, masks and logs are unchanged (``tests/breitenfeld/test_breitenfeld_golden.py``).
 """
 
 from __future__ import annotations

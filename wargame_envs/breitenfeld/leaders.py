@@ -1,4 +1,5 @@
-"""Leaders (10.0): combat bonus (10.1), command control (10.3, 10.4) and elimination when caught alone.
+"""Leaders (10.0): elimination when caught alone, and command control (10.3, 10.4), compiled. (The
+combat bonus, 10.1, is in ``combat.py``.)
 
 A leader is eliminated immediately if it is in an enemy-controlled hex without a friendly unit (10.0);
 a leader in a hex an enemy unit enters is eliminated too. Eliminated leaders score 5 victory points for
@@ -9,83 +10,89 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.events import emit
 from ..core.jit import kernel
+from .events import EV_LEADER_CAUGHT
 from .state import F_OOC, G_VP0, OFF_ELIM
-from .zoc import Snap
-
-
-def check_leaders(D, s) -> None:
-    """Eliminate leaders caught without a friendly unit in an enemy ZOC, or sharing a hex with an enemy unit."""
-    for l in _caught_leaders(s.l_hex, D.leader_side_array, s.u_hex, s.u_dis, D.unit_side_array,
-                             D.grid.neighbors).tolist():
-        side = D.leader_side[l]
-        h = int(s.l_hex[l])
-        s.l_hex[l] = OFF_ELIM
-        s.g[G_VP0 + 1 - side] += D.leader_vp[l]
-        s.log.append(f"{D.leader_names[l]} caught without a friendly unit in an enemy zone of control at "
-                     f"{D.grid.ids[h]}: eliminated [10.0]")
+from .tables import fields, unit_at
 
 
 @kernel
-def _caught_leaders(l_hex, leader_side, u_hex, u_dis, unit_side, neighbors):
-    """The leaders on the map whose hex holds no friendly unit and either holds an enemy unit or is in
-    the ZOC of an undisrupted enemy unit (7.1, 10.0). A hex's unit is the last one listed there, as in
-    :class:`~.zoc.Snap`."""
-    at = np.full(neighbors.shape[0], -1, np.int64)
-    for u in range(u_hex.size):
-        if u_hex[u] >= 0:
-            at[u_hex[u]] = u
-    caught = np.empty(l_hex.size, np.int64)
+def check_leaders(buf, T, ev, evn):
+    """10.0: eliminate the leaders on the map whose hex holds no friendly unit and either holds an enemy
+    unit or is in the ZOC of an undisrupted enemy unit (7.1)."""
+    u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
+    at = unit_at(u_hex, T.nh)
+    caught = np.empty(T.nl, np.int64)
     m = 0
-    for l in range(l_hex.size):
+    for l in range(T.nl):
         h = l_hex[l]
         if h < 0:
             continue
-        side = leader_side[l]
+        side = T.leader_side[l]
         u = at[h]
-        if u >= 0 and unit_side[u] == side:
+        if u >= 0 and T.unit_side[u] == side:
             continue
         alone = u >= 0
-        for d in range(neighbors.shape[1]):
-            j = neighbors[h, d]
-            if not alone and j >= 0 and at[j] >= 0 and unit_side[at[j]] != side and u_dis[at[j]] == 0:
+        for d in range(6):
+            j = T.neighbors[h, d]
+            if not alone and j >= 0 and at[j] >= 0 and T.unit_side[at[j]] != side and u_dis[at[j]] == 0:
                 alone = True
         if alone:
             caught[m] = l
             m += 1
-    return caught[:m]
+    for k in range(m):
+        l = caught[k]
+        h = l_hex[l]
+        l_hex[l] = OFF_ELIM
+        g[G_VP0 + 1 - T.leader_side[l]] += T.leader_vp[l]
+        emit(ev, evn, EV_LEADER_CAUGHT, l, h, 0, 0)
 
 
-def command_status(D, s, snap: Snap, corps: int, turn: int) -> list[int]:
-    """Units of ``corps`` that are Out of Command (10.31-10.44); none in the first turn (12.6)."""
-    members = [u for u in D.corps_units[corps] if snap.uh[u] >= 0 and not snap.ud[u]]
-    if turn <= D.all_in_command_turns:
-        return []
-    dist = D.grid.dist
-    leaders = [(int(s.l_hex[l]), D.leader_value[l]) for l in D.corps_leaders[corps] if s.l_hex[l] >= 0]
-    inc = set()
-    for u in members:
-        h = snap.uh[u]
-        if any(dist[lh, h] <= v for lh, v in leaders):       # 10.4, 10.41, 10.42
-            inc.add(u)
-    # 10.44: a chain of adjacent units of the same corps is in command
-    frontier = list(inc)
-    pos = {snap.uh[u]: u for u in members}
-    adj = D.grid.adjacent
-    while frontier:
-        u = frontier.pop()
-        for j in adj[snap.uh[u]]:
-            v = pos.get(j)
-            if v is not None and v not in inc:
-                inc.add(v)
-                frontier.append(v)
-    return [u for u in members if u not in inc]
-
-
-def mark_command(D, s, snap: Snap, corps: int, turn: int) -> None:
-    ooc = set(command_status(D, s, snap, corps, turn))
-    for u in D.corps_units[corps]:
-        if u in ooc:
-            s.u_flags[u] |= F_OOC
+@kernel
+def mark_command(buf, T, corps, turn):
+    """10.31-10.44: mark the units of ``corps`` Out of Command (``F_OOC``) or clear the mark; all are in
+    command in the first turns (12.6). In command: within a leader's value of one of the corps' leaders
+    (10.4, 10.41, 10.42), or linked to such a unit by a chain of adjacent units of the corps (10.44)."""
+    u_hex, u_dis, u_flags, _, l_hex, _, _, _, _, _, _ = fields(buf, T)
+    n = T.corps_n_units[corps]
+    inc = np.zeros(T.nu, np.bool_)
+    member = np.zeros(T.nu, np.bool_)
+    frontier = np.empty(T.nu, np.int64)
+    top = 0
+    at = np.full(T.nh, -1, np.int64)
+    for k in range(n):
+        u = T.corps_units[corps, k]
+        if u_hex[u] >= 0 and u_dis[u] == 0:
+            member[u] = True
+            at[u_hex[u]] = u
+    if turn <= T.all_in_command_turns:
+        for k in range(n):
+            inc[T.corps_units[corps, k]] = True
+    else:
+        for k in range(n):
+            u = T.corps_units[corps, k]
+            if not member[u]:
+                continue
+            for i in range(T.corps_n_leaders[corps]):
+                l = T.corps_leaders[corps, i]
+                if l_hex[l] >= 0 and T.dist[l_hex[l], u_hex[u]] <= T.leader_value[l]:
+                    inc[u] = True
+                    frontier[top] = u
+                    top += 1
+                    break
+        while top > 0:                                   # 10.44: the chains
+            top -= 1
+            u = frontier[top]
+            for d in range(6):
+                j = T.neighbors[u_hex[u], d]
+                if j >= 0 and at[j] >= 0 and not inc[at[j]]:
+                    inc[at[j]] = True
+                    frontier[top] = at[j]
+                    top += 1
+    for k in range(n):
+        u = T.corps_units[corps, k]
+        if member[u] and not inc[u]:
+            u_flags[u] |= F_OOC
         else:
-            s.u_flags[u] &= ~F_OOC
+            u_flags[u] &= ~F_OOC

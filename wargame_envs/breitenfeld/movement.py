@@ -12,150 +12,153 @@ exception (no withdrawal from an enemy ZOC) is decided when the movement phase s
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
+from ..core.events import emit
 from ..core.jit import kernel
-from . import demoralization
-from .disruption import eliminate, unit_name
-from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED,
-                    OFF_EXIT)
-from .zoc import Snap, in_enemy_zoc
+from .demoralization import is_demoralized
+from .disruption import eliminate
+from .events import EV_CAPTURED, EV_MOVED, EV_PURSUIT_EXIT, EV_RELEASED, EV_SAXON_EXIT, WHY_ROUT, WHY_ROUT_SAXON
+from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_MP, G_VIS, G_VIS_OPT, G_VP0,
+                    LF_MOVED, OFF_EXIT)
+from .tables import fields
+from .zoc import enemy_zoc_kinds, in_enemy_zoc
 
-EXIT = -100   # pseudo-destination: off the map
-UNREACHED = 1 << 30   # cheapest(): the cost of a hex not reached yet
-BARRED = -1           # cheapest(): the cost of a hex that may not be entered
-NO_HEXES = np.empty(0, np.int32)
-
-
-def main_army(D, side: int) -> int:
-    return next(a for a, sd in enumerate(D.army_side) if sd == side)
-
-
-def unit_budget(D, s, u: int) -> int:
-    """Movement allowance this phase: MP for an undisrupted unit, hexes for a disrupted one."""
-    if s.u_dis[u]:
-        return D.demoralized_hexes if demoralization.is_demoralized(s, D.unit_army[u]) else D.disrupted_hexes
-    div = 1
-    if s.u_flags[u] & F_OOC:
-        div *= 2                                         # 10.33
-    if s.g[G_VIS_OPT] and s.g[G_VIS] >= 1:
-        div *= 2                                         # 10.34 (visibility)
-    ma = D.unit_ma[u]
-    return -(-ma // div)
-
-
-def exit_mode(D, s, u: int) -> str:
-    """How unit ``u`` may leave the map: "pursuit" (scores), "saxon" (20.14), "rout" (11.12) or ""."""
-    if not s.g[G_DEMOR]:
-        return ""                                        # each way out needs a demoralized army
-    side, army = D.unit_side[u], D.unit_army[u]
-    if s.u_dis[u]:
-        return "rout" if demoralization.is_demoralized(s, army) else ""
-    if D.exit_scores:
-        own, enemy = main_army(D, side), main_army(D, 1 - side)
-        if (demoralization.is_demoralized(s, enemy) and not demoralization.is_demoralized(s, own)
-                and not demoralization.is_demoralized(s, army)):
-            return "pursuit"
-    if D.saxon_exit and D.army_ids[army] == "saxons" and demoralization.is_demoralized(s, army):
-        return "saxon"
-    return ""
-
-
-def enemy_art_hexes(D, s, side: int) -> set[int]:
-    return {h for h, o in zip(s.a_hex.tolist(), s.a_owner.tolist()) if h >= 0 and o != side}
-
-
-class Reach(NamedTuple):
-    """Where a piece can move this decision: ``hexes`` (in the order the search settles them, its own hex
-    excluded) with their MP ``costs`` (hexes moved, for a disrupted unit), and whether it can leave the map."""
-    hexes: list[int]
-    costs: list[int]
-    can_exit: bool
-
-    def cost(self, h: int) -> int:
-        return self.costs[self.hexes.index(h)]
-
-
-def destinations(D, s, snap: Snap, piece: int, budget: int) -> Reach:
-    """The :class:`Reach` of ``piece`` (unit index, or n_units + leader) with ``budget`` MP."""
-    nu = D.n_units
-    if piece >= nu:
-        l = piece - nu
-        barred = leader_barred(D, snap, D.leader_side[l])
-        hexes, costs = cheapest(D, 2, int(s.l_hex[l]), budget, np.fromiter(barred, np.int32, len(barred)), NO_HEXES)
-        return Reach(hexes[1:], costs[1:], False)
-    u = piece
-    side = D.unit_side[u]
-    start = snap.uh[u]
-    stops = enemy_art_hexes(D, s, side)
-    mode = exit_mode(D, s, u)
-    if snap.ud[u]:
-        best = _routing_reach(D, snap.at, start, budget, side, stops)
-        can_exit = mode == "rout" and any(
-            D.on_edge[side][h] and c < budget and (h == start or h not in stops) for h, c in best.items())
-        del best[start]
-        return Reach(list(best), list(best.values()), can_exit)
-    # 6.12, 6.31, 6.32: never into another unit; 5.32: capturing stops the move (it may continue after)
-    hexes, costs = cheapest(D, D.unit_kind[u], start, budget, s.u_hex, np.array(sorted(stops), dtype=np.int32))
-    can_exit = False
-    if mode in ("pursuit", "saxon"):
-        edge_side = 1 - side if mode == "pursuit" else side
-        on = D.on_edge[edge_side]
-        can_exit = any(on[h] and c + 1 <= budget and (h == start or h not in stops) for h, c in zip(hexes, costs))
-    return Reach(hexes[1:], costs[1:], can_exit)
-
-
-def cheapest(D, kind: int, start: int, budget: int, barred: np.ndarray, stops: np.ndarray) -> tuple[list[int], list[int]]:
-    """Every hex reachable from ``start`` (first, cost 0) for a mover of ``kind`` (infantry, cavalry,
-    leader: the rows of ``D.step``) with at most ``budget`` MP, in the order Dijkstra settles them, and
-    its cheapest cost. A hex in ``barred`` may not be entered (6.12, 6.31: for a unit, every unit's hex:
-    ``u_hex`` itself, whose negative entries are off-map units); a hex in ``stops`` (other than
-    ``start``) may be entered but not left (int32 arrays of hexes)."""
-    hexes, costs = _settle_costs(D.step_to[kind], D.step_cost[kind], start, budget, barred, stops)
-    return hexes.tolist(), costs.tolist()
+UNREACHED = 1 << 30   # the cost of a hex not reached
+BARRED = -1           # the cost of a hex that may not be entered
+EXIT_NONE, EXIT_PURSUIT, EXIT_SAXON, EXIT_ROUT = 0, 1, 2, 3   # exit_mode
 
 
 @kernel
-def _settle_costs(step_to, step_cost, start, budget, barred, stops):
-    """:func:`cheapest` compiled: Dijkstra with one FIFO queue per cost level (step costs are small
-    positive integers). ``step_to[h, d]`` / ``step_cost[h, d]``: the steps out of ``h`` (-1: none).
-    Returns the settled hexes and their costs."""
-    n = step_to.shape[0]
-    cost = np.full(n, UNREACHED, np.int64)
-    for h in barred:
-        if h >= 0:
-            cost[h] = BARRED                             # no step (cost >= 1) improves on it
-    stop = np.zeros(n, np.bool_)
-    for h in stops:
-        stop[h] = True
-    cost[start] = 0
-    cap = n * step_to.shape[1] + 1                       # every hex is queued at most once per step into it
+def unit_budget(T, g, u_dis, u_flags, u):
+    """Movement allowance this phase: MP for an undisrupted unit (halved out of command, 10.33, and in
+    reduced visibility, 10.34), hexes for a disrupted one (9.16, 11.12)."""
+    if u_dis[u]:
+        return T.demoralized_hexes if is_demoralized(g, T.unit_army[u]) else T.disrupted_hexes
+    div = 1
+    if u_flags[u] & F_OOC:
+        div *= 2                                         # 10.33
+    if g[G_VIS_OPT] and g[G_VIS] >= 1:
+        div *= 2                                         # 10.34 (visibility)
+    return -(-T.unit_ma[u] // div)
+
+
+@kernel
+def exit_mode(T, g, u_dis, u):
+    """How unit ``u`` may leave the map: EXIT_PURSUIT (scores), EXIT_SAXON (20.14), EXIT_ROUT (11.12)
+    or EXIT_NONE. Each way out needs a demoralized army."""
+    if g[G_DEMOR] == 0:
+        return EXIT_NONE
+    side, army = T.unit_side[u], T.unit_army[u]
+    if u_dis[u]:
+        return EXIT_ROUT if is_demoralized(g, army) else EXIT_NONE
+    if T.exit_scores:
+        own, enemy = T.main_army[side], T.main_army[1 - side]
+        if is_demoralized(g, enemy) and not is_demoralized(g, own) and not is_demoralized(g, army):
+            return EXIT_PURSUIT
+    if T.saxon_exit and army == T.saxon_army and is_demoralized(g, army):
+        return EXIT_SAXON
+    return EXIT_NONE
+
+
+@kernel
+def piece_budget(buf, T, p):
+    """The MP (hexes) piece ``p`` (unit, or n_units + leader) has for its destination decision: what is
+    left after a capture (5.32), else its allowance."""
+    _, u_dis, u_flags, _, _, _, _, _, _, _, g = fields(buf, T)
+    if g[G_MP] >= 0:
+        return g[G_MP]
+    if p >= T.nu:
+        return T.leader_ma[p - T.nu]
+    return unit_budget(T, g, u_dis, u_flags, p)
+
+
+@kernel
+def destinations(buf, T, at, piece, budget, cost):
+    """Where ``piece`` (unit index, or n_units + leader) can move with ``budget`` MP: ``cost[h]`` = the
+    MP it takes (hexes moved, for a disrupted unit), -1 where it cannot go (its own hex included).
+    Returns whether it can leave the map.
+
+    6.12, 6.31, 6.32: never into another unit's hex; a leader never into an enemy unit or alone into
+    an enemy ZOC; 5.32: an enemy artillery hex is a stop (capturing ends the move; it may continue
+    after); 9.16 / 11.12: a disrupted unit moves straight toward its friendly edge."""
+    u_hex, u_dis, _, _, l_hex, _, a_hex, a_owner, _, _, g = fields(buf, T)
+    nh = T.nh
+    stop = np.zeros(nh, np.bool_)
+    barred = np.zeros(nh, np.bool_)
+    if piece >= T.nu:
+        l = piece - T.nu
+        leader_barred(T, at, u_dis, T.leader_side[l], barred)
+        start = l_hex[l]
+        cheapest(T, 2, start, budget, barred, stop, cost)
+        cost[start] = -1
+        return False
+    u = piece
+    side = T.unit_side[u]
+    start = u_hex[u]
+    for k in range(T.na):
+        if a_hex[k] >= 0 and a_owner[k] != side:
+            stop[a_hex[k]] = True
+    mode = exit_mode(T, g, u_dis, u)
+    can_exit = False
+    if u_dis[u]:
+        routing_reach(T, at, start, budget, side, stop, cost)
+        if mode == EXIT_ROUT:
+            for h in range(nh):
+                if cost[h] >= 0 and T.on_edge[side, h] and cost[h] < budget and (h == start or not stop[h]):
+                    can_exit = True
+        cost[start] = -1
+        return can_exit
+    for k in range(T.nu):
+        if u_hex[k] >= 0:
+            barred[u_hex[k]] = True
+    cheapest(T, T.unit_kind[u], start, budget, barred, stop, cost)
+    if mode == EXIT_PURSUIT or mode == EXIT_SAXON:
+        edge_side = 1 - side if mode == EXIT_PURSUIT else side
+        for h in range(nh):
+            if cost[h] >= 0 and T.on_edge[edge_side, h] and cost[h] + 1 <= budget and (h == start or not stop[h]):
+                can_exit = True
+    cost[start] = -1
+    return can_exit
+
+
+@kernel
+def cheapest(T, kind, start, budget, barred, stop, cost):
+    """6.21, 6.24: the cheapest cost of every hex reachable from ``start`` for a mover of ``kind``
+    (infantry, cavalry, leader) with at most ``budget`` MP, into ``cost`` (-1 elsewhere): Dijkstra with
+    one FIFO queue per cost level (step costs are small positive integers). A ``barred`` hex may not be
+    entered; a ``stop`` hex (other than ``start``) may be entered but not left."""
+    step_to, step_cost = T.step_to[kind], T.step_cost[kind]
+    n, width = step_to.shape[0], step_to.shape[1]
+    best = np.full(n, UNREACHED, np.int64)
+    for h in range(n):
+        if barred[h]:
+            best[h] = BARRED                             # no step (cost >= 1) improves on it
+    best[start] = 0
+    cap = n * width + 1                                  # every hex is queued at most once per step into it
     queued, after = np.empty(cap, np.int64), np.empty(cap, np.int64)
     head, tail = np.full(budget + 1, -1, np.int64), np.full(budget + 1, -1, np.int64)
     queued[0], after[0], head[0], tail[0] = start, -1, 0, 0
     m = 1
-    out_h, out_c = np.empty(n, np.int64), np.empty(n, np.int64)
-    k = 0
+    for h in range(n):
+        cost[h] = -1
     for c in range(budget + 1):
         q = head[c]
         while q >= 0:
             h = queued[q]
             q = after[q]
-            if cost[h] != c:
+            if best[h] != c:
                 continue                                 # queued by a dearer step, then reached more cheaply
-            out_h[k], out_c[k] = h, c
-            k += 1
+            cost[h] = c
             if c and stop[h]:
                 continue
-            for d in range(step_to.shape[1]):
+            for d in range(width):
                 j = step_to[h, d]
                 if j < 0:
                     continue
                 nc = c + step_cost[h, d]
-                if nc <= budget and nc < cost[j]:
-                    cost[j] = nc
+                if nc <= budget and nc < best[j]:
+                    best[j] = nc
                     queued[m], after[m] = j, -1
                     if tail[nc] >= 0:
                         after[tail[nc]] = m
@@ -163,195 +166,209 @@ def _settle_costs(step_to, step_cost, start, budget, barred, stops):
                         head[nc] = m
                     tail[nc] = m
                     m += 1
-    return out_h[:k], out_c[:k]
 
 
-def leader_barred(D, snap: Snap, side: int) -> set[int]:
-    """Hexes a leader of ``side`` may not enter: an enemy unit (6.12), or an enemy ZOC without a friendly
-    unit (clarification 10.0: a leader never walks alone into an enemy ZOC)."""
-    us, ud, adj = D.unit_side, snap.ud, D.grid.adjacent
-    friendly, enemy, enemy_zoc = set(), set(), set()
-    for u, h in enumerate(snap.uh):
-        if h >= 0:
-            if us[u] == side:
-                friendly.add(h)
-            else:
-                enemy.add(h)
-                if not ud[u]:
-                    enemy_zoc.update(adj[h])
-    return enemy | (enemy_zoc - friendly)
+@kernel
+def leader_barred(T, at, u_dis, side, barred):
+    """Mark the hexes a leader of ``side`` may not enter: an enemy unit (6.12), or an enemy ZOC without
+    a friendly unit (clarification 10.0: a leader never walks alone into an enemy ZOC)."""
+    for h in range(T.nh):
+        u = at[h]
+        if u >= 0:
+            barred[h] = T.unit_side[u] != side
+        else:
+            barred[h] = in_enemy_zoc(T, at, u_dis, h, side)
 
 
-def _routing_reach(D, at: list[int], start: int, budget: int, side: int, stops) -> dict[int, int]:
+@kernel
+def routing_reach(T, at, start, budget, side, stop, cost):
     """9.16 / 11.12: a disrupted unit moves one hex at a time straight toward its friendly edge, terrain
-    ignored (9.15); hex -> number of hexes moved (``start`` included, 0)."""
-    es = D.edge_step[side]
-    best = {start: 0}
-    frontier = [start]
+    ignored (9.15): ``cost[h]`` = the number of hexes moved (``start``: 0), -1 where it cannot go."""
+    for h in range(T.nh):
+        cost[h] = -1
+    cost[start] = 0
+    frontier = np.empty(T.nh, np.int64)
+    nxt = np.empty(T.nh, np.int64)
+    frontier[0] = start
+    nf = 1
     for k in range(1, budget + 1):
-        nxt = []
-        for h in frontier:
-            if h != start and h in stops:
+        nn = 0
+        for i in range(nf):
+            h = frontier[i]
+            if h != start and stop[h]:
                 continue
-            for j in es[h]:
-                if j not in best and at[j] < 0:
-                    best[j] = k
-                    nxt.append(j)
-        frontier = nxt
-    return best
+            for e in range(T.edge_step.shape[2]):
+                j = T.edge_step[side, h, e]
+                if j >= 0 and cost[j] < 0 and at[j] < 0:
+                    cost[j] = k
+                    nxt[nn] = j
+                    nn += 1
+        frontier[:nn] = nxt[:nn]
+        nf = nn
 
 
-def piece_can_move(D, s, snap: Snap, piece: int, budget: int) -> bool:
-    """Cheap test that ``piece`` has at least one destination (a first step exists)."""
-    nu = D.n_units
-    at, us = snap.at, D.unit_side
-    if piece >= nu:
-        l = piece - nu
-        side = D.leader_side[l]
-        for j, k in D.step[2][int(s.l_hex[l])]:
-            if k <= budget:
-                u = at[j]
-                if u >= 0:
-                    if us[u] == side:
-                        return True
-                elif not in_enemy_zoc(D, snap, j, side):
-                    return True
-        return False
-    u = piece
-    h = snap.uh[u]
-    side = us[u]
-    if snap.ud[u]:
-        if budget <= 0:
-            return False
-        if any(at[j] < 0 for j in D.edge_step[side][h]):
-            return True
-        return D.on_edge[side][h] and exit_mode(D, s, u) == "rout"
-    for j, k in D.step[D.unit_kind[u]][h]:
-        if k <= budget and at[j] < 0:
-            return True
-    mode = exit_mode(D, s, u)
-    if mode and budget >= 1:
-        return D.on_edge[1 - side if mode == "pursuit" else side][h]
-    return False
-
-
-def selectable(D, s, snap: Snap, piece: int, active: int) -> bool:
-    """May ``piece`` be picked to move now (6.11, 6.16, 6.17, 6.33, 12.3, 12.4)?"""
-    nu = D.n_units
-    if piece >= nu:
-        l = piece - nu
-        if D.leader_corps[l] != active or s.l_hex[l] < 0 or s.l_flags[l] & LF_MOVED:
-            return False
-        if not s.g[G_MAY0 + D.leader_side[l]]:
-            return False
-        return piece_can_move(D, s, snap, piece, D.leader_ma[l])
-    u = piece
-    if D.unit_corps[u] != active or snap.uh[u] < 0 or snap.uf[u] & (F_MOVED | F_NOWD):
-        return False
-    if not s.g[G_MAY0 + D.unit_side[u]]:
-        return False
-    return piece_can_move(D, s, snap, u, unit_budget(D, s, u))
-
-
-def selectable_pieces(D, s, snap: Snap, active: int, pieces, first_only: bool = False) -> list[int]:
-    """The pieces of ``pieces`` (the active corps') that may be picked to move now; same test as
-    :func:`selectable`, written for the hot loop."""
-    g = s.g.tolist()
-    side = D.corps_side[active]
+@kernel
+def selectable_pieces(buf, T, at, active, out):
+    """6.11, 6.16, 6.17, 6.33, 12.3, 12.4: the pieces of the active corps that may be picked to move now
+    (not moved, not barred from withdrawing, released, with a first step or a way off the map), into
+    ``out``; their number returned."""
+    u_hex, u_dis, u_flags, _, l_hex, l_flags, _, _, _, _, g = fields(buf, T)
+    side = T.corps_side[active]
     if not g[G_MAY0 + side]:
-        return []
-    nu = D.n_units
-    at, uh, ud, uf = snap.at, snap.uh, snap.ud, snap.uf
-    us = D.unit_side
+        return 0
     div = 2 if g[G_VIS_OPT] and g[G_VIS] >= 1 else 1
-    demor = g[G_DEMOR]
-    lh = s.l_hex.tolist()
-    lf = s.l_flags.tolist()
-    out = []
-    for p in pieces:
-        if p >= nu:
-            l = p - nu
-            h = lh[l]
-            if h < 0 or lf[l] & LF_MOVED:
+    n = 0
+    for k in range(T.corps_n_pieces[active]):
+        p = T.corps_pieces[active, k]
+        ok = False
+        if p >= T.nu:
+            l = p - T.nu
+            h = l_hex[l]
+            if h < 0 or l_flags[l] & LF_MOVED:
                 continue
-            ma = D.leader_ma[l]
-            for j, k in D.step[2][h]:
-                if k <= ma:
+            ma = T.leader_ma[l]
+            for d in range(T.step_to.shape[2]):
+                j = T.step_to[2, h, d]
+                if j >= 0 and T.step_cost[2, h, d] <= ma:
                     u = at[j]
-                    if (u >= 0 and us[u] == side) or (u < 0 and not in_enemy_zoc(D, snap, j, side)):
-                        out.append(p)
+                    if (u >= 0 and T.unit_side[u] == side) or (u < 0 and not in_enemy_zoc(T, at, u_dis, j, side)):
+                        ok = True
                         break
         else:
-            h = uh[p]
-            if h < 0 or uf[p] & (F_MOVED | F_NOWD):
+            h = u_hex[p]
+            if h < 0 or u_flags[p] & (F_MOVED | F_NOWD):
                 continue
-            ok = False
-            if ud[p]:
-                if any(at[j] < 0 for j in D.edge_step[side][h]):
-                    ok = True
-                elif D.on_edge[side][h] and demor >> D.unit_army[p] & 1:
+            if u_dis[p]:
+                for e in range(T.edge_step.shape[2]):
+                    j = T.edge_step[side, h, e]
+                    if j >= 0 and at[j] < 0:
+                        ok = True
+                if not ok and T.on_edge[side, h] and (g[G_DEMOR] >> T.unit_army[p]) & 1:
                     ok = True
             else:
-                d = div * 2 if uf[p] & F_OOC else div
-                budget = -(-D.unit_ma[p] // d)
-                for j, k in D.step[D.unit_kind[p]][h]:
-                    if k <= budget and at[j] < 0:
+                dv = div * 2 if u_flags[p] & F_OOC else div
+                budget = -(-T.unit_ma[p] // dv)
+                kind = T.unit_kind[p]
+                for d in range(T.step_to.shape[2]):
+                    j = T.step_to[kind, h, d]
+                    if j >= 0 and T.step_cost[kind, h, d] <= budget and at[j] < 0:
                         ok = True
                         break
                 if not ok:
-                    mode = exit_mode(D, s, p)
-                    ok = bool(mode) and D.on_edge[1 - side if mode == "pursuit" else side][h]
-            if ok:
-                out.append(p)
-        if out and first_only:
-            return out
-    return out
+                    mode = exit_mode(T, g, u_dis, p)
+                    if mode != EXIT_NONE:
+                        ok = T.on_edge[1 - side if mode == EXIT_PURSUIT else side, h] != 0
+        if ok:
+            out[n] = p
+            n += 1
+    return n
 
 
-def start_phase_flags(D, s, snap: Snap, corps: int) -> None:
-    """At the start of the movement phase: no-withdrawal (6.33), forced rout (11.12), start hexes."""
-    for u in D.corps_units[corps]:
-        f = int(s.u_flags[u]) & ~(F_NOWD | F_FORCED)
-        h = snap.uh[u]
-        s.u_start[u] = h
+@kernel
+def start_phase_flags(buf, T, corps):
+    """At the start of the movement phase: no-withdrawal (6.33: infantry in any enemy ZOC, cavalry in an
+    enemy cavalry ZOC), forced rout (11.12), the start hexes (charges, reference 6)."""
+    u_hex, u_dis, u_flags, u_start, _, _, _, _, _, _, g = fields(buf, T)
+    at = np.full(T.nh, -1, np.int64)
+    for u in range(T.nu):
+        if u_hex[u] >= 0:
+            at[u_hex[u]] = u
+    for k in range(T.corps_n_units[corps]):
+        u = T.corps_units[corps, k]
+        f = u_flags[u] & ~(F_NOWD | F_FORCED)
+        h = u_hex[u]
+        u_start[u] = h
         if h >= 0:
-            side = D.unit_side[u]
-            if snap.ud[u]:
-                if demoralization.is_demoralized(s, D.unit_army[u]):
+            side = T.unit_side[u]
+            if u_dis[u]:
+                if is_demoralized(g, T.unit_army[u]):
                     f |= F_FORCED
             else:
-                # 6.33: infantry in any enemy ZOC, cavalry in an enemy cavalry ZOC, may not withdraw
-                from .zoc import enemy_zoc_kinds
-                inf, cav = enemy_zoc_kinds(D, snap, h, side)
-                if cav or (inf and D.unit_kind[u] == 0):
+                inf, cav = enemy_zoc_kinds(T, at, u_dis, h, side)
+                if cav or (inf and T.unit_kind[u] == 0):
                     f |= F_NOWD
-        s.u_flags[u] = f
+        u_flags[u] = f
 
 
-def capture_artillery(D, s, h: int, side: int, who: str) -> bool:
-    """5.32: the enemy guns in hex ``h`` become ``side``'s; True if there was one."""
+@kernel
+def enemy_gun_at(buf, T, h, side):
+    """Hex ``h`` holds an artillery counter enemy to ``side`` (5.32: entering it captures it)."""
+    _, _, _, _, _, _, a_hex, a_owner, _, _, _ = fields(buf, T)
+    for a in range(T.na):
+        if a_hex[a] == h and a_owner[a] != side:
+            return True
+    return False
+
+
+@kernel
+def capture_artillery(buf, T, h, side, u, h_before, dis_before, ev, evn):
+    """5.32: the enemy guns in hex ``h`` become ``side``'s (unit ``u`` entered it); True if there was one."""
+    _, _, _, _, _, _, a_hex, a_owner, _, _, _ = fields(buf, T)
     captured = False
-    for a, (ah, o) in enumerate(zip(s.a_hex.tolist(), s.a_owner.tolist())):
-        if ah == h and o != side:
-            s.a_owner[a] = side
-            s.log.append(f"{who} captures the artillery {D.art_ids[a]} at {D.grid.ids[h]} [5.32]")
+    for a in range(T.na):
+        if a_hex[a] == h and a_owner[a] != side:
+            a_owner[a] = side
+            emit(ev, evn, EV_CAPTURED, u, h_before, dis_before, 1024 * a + h)
             captured = True
     return captured
 
 
-def leave_map(D, s, u: int) -> None:
-    mode = exit_mode(D, s, u)
-    name = unit_name(D, s, u)
-    side = D.unit_side[u]
-    if mode == "pursuit":
-        s.u_hex[u] = OFF_EXIT
-        s.g[G_VP0 + side] += D.unit_strength[u]
-        s.g[G_EXITVP0 + side] += D.unit_strength[u]
-        s.log.append(f"{name} leaves the map through the demoralized enemy's rear edge: +{D.unit_strength[u]} VP")
-    elif mode == "saxon":
-        s.u_hex[u] = OFF_EXIT
-        s.log.append(f"{name} (demoralized Saxons) leaves the map by its friendly edge, no victory points [20.14]")
-    else:  # rout
-        saxon = D.saxon_exit and D.army_ids[D.unit_army[u]] == "saxons"
-        eliminate(D, s, u, "moved off the map [11.12]" + (", no victory points [20.14]" if saxon else ""),
-                  score=not saxon)
+@kernel
+def leave_map(buf, T, u, ev, evn):
+    """Unit ``u`` leaves the map: a pursuit exit scores its strength (reference 6), demoralized Saxons
+    leave for nothing (20.14), a routing unit is eliminated (11.12; Saxons score nothing, 20.14)."""
+    u_hex, u_dis, _, _, _, _, _, _, _, _, g = fields(buf, T)
+    mode = exit_mode(T, g, u_dis, u)
+    h = u_hex[u]
+    side = T.unit_side[u]
+    if mode == EXIT_PURSUIT:
+        u_hex[u] = OFF_EXIT
+        g[G_VP0 + side] += T.unit_strength[u]
+        g[G_EXITVP0 + side] += T.unit_strength[u]
+        emit(ev, evn, EV_PURSUIT_EXIT, u, h, 0, 0)
+    elif mode == EXIT_SAXON:
+        u_hex[u] = OFF_EXIT
+        emit(ev, evn, EV_SAXON_EXIT, u, h, 0, 0)
+    else:
+        saxon = T.saxon_exit != 0 and T.unit_army[u] == T.saxon_army
+        eliminate(buf, T, u, WHY_ROUT_SAXON if saxon else WHY_ROUT, not saxon, ev, evn)
+
+
+@kernel
+def move_piece(buf, T, p, h, left, ev, evn):
+    """Put piece ``p`` in hex ``h`` with ``left`` MP left: captures (5.32), the Allied release (12.4).
+    True if it captured a gun and may move on (a second destination decision)."""
+    u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
+    if p >= T.nu:
+        before = l_hex[p - T.nu]
+        l_hex[p - T.nu] = h
+        emit(ev, evn, EV_MOVED, p, before, 0, h)
+        return False
+    before = u_hex[p]
+    u_hex[p] = h
+    emit(ev, evn, EV_MOVED, p, before, u_dis[p], h)
+    side = T.unit_side[p]
+    captured = capture_artillery(buf, T, h, side, p, before, u_dis[p], ev, evn)
+    if side == 1 and not g[G_MAY0]:
+        check_allied_release(buf, T, h, ev, evn)
+    if not captured or left <= 0:
+        return False
+    g[G_MP] = left
+    at = np.full(T.nh, -1, np.int64)
+    for u in range(T.nu):
+        if u_hex[u] >= 0:
+            at[u_hex[u]] = u
+    cost = np.empty(T.nh, np.int64)
+    can_exit = destinations(buf, T, at, p, left, cost)
+    return can_exit or (cost >= 0).any()
+
+
+@kernel
+def check_allied_release(buf, T, h, ev, evn):
+    """12.4: an Imperial unit moved within 3 hexes of an Allied unit: the Allies may move."""
+    u_hex, _, _, _, _, _, _, _, _, _, g = fields(buf, T)
+    for u in range(T.nu):
+        if u_hex[u] >= 0 and T.unit_side[u] == 0 and T.dist[h, u_hex[u]] <= T.release_distance:
+            g[G_MAY0] = 1
+            emit(ev, evn, EV_RELEASED, 0, 0, 0, 0)
+            return

@@ -4,21 +4,25 @@ observing player's perspective ("own" = the observer's pieces, "enemy" = the oth
 Breitenfeld has no hidden information: both players see the whole board, the chit cup and the pending
 decision. The layout (names, offsets) is ``engine.obs_layout``; ``obs_layout.describe()`` prints it.
 
-:func:`observe` draws the pieces with a compiled kernel (``core.jit``) on a template holding the terrain;
-:func:`observe_reference` builds the same vector from scratch in Python (the specification the tests
-compare :func:`observe` with at every step of random games).
+:func:`write_observation` (compiled) copies a template holding the terrain, draws the pieces and writes the
+global features, in place; the AEC engine and the batched API both call it. :func:`observe_reference`
+builds the same vector from scratch in Python (the specification the tests compare it with at every step
+of random games).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from collections import namedtuple
+
 from ..core.jit import kernel
 from ..core.observation import ObservationLayout
 from .state import (DECISION_KEYS, F_ATK, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_OOC, F_SPENT,
                     G_ACTIVE, G_ATTACK, G_DEC, G_DEMOR, G_ELIM0, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_RES, G_SEL,
-                    G_SWAP_USED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, G_VP0, LF_MOVED, PHASE_NAMES,
+                    G_SWAP_USED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, LF_MOVED, PHASE_NAMES,
                     RESULT_CODES)
+from .tables import fields
 from .victory import victory_points
 
 PLANES = (
@@ -31,7 +35,6 @@ PLANES = (
 )
 TERRAIN_PLANES = (("terrain_hilltop", "hilltop"), ("terrain_slope", "slope"), ("terrain_town", "town"),
                   ("terrain_woods", "woods"))
-FEATURES_CACHE_SIZE = 256
 MAX_STRENGTH = 16.0   # strengths (with a leader) are scaled by this and clipped to 1
 VP_SCALE = 200.0
 
@@ -47,9 +50,34 @@ def make_layout(D) -> ObservationLayout:
     return ObservationLayout(D.grid.n, PLANES, features)
 
 
+# The plane offsets the kernel reads, in this order (``ObsKernelTables.planes``).
+KERNEL_PLANES = ("enemy_disrupted", "own_disrupted", "enemy_zoc", "own_zoc", "own_active_corps", "own_done",
+                 "own_must_attack", "own_out_of_command", "enemy_attacked", "enemy_must_be_attacked",
+                 "attack_attackers", "attack_defenders", "enemy_artillery", "own_artillery", "artillery_targets",
+                 "selected_piece")
+(P_DISRUPTED, _, P_ZOC, _, P_ACTIVE_CORPS, P_DONE, P_MUST_ATTACK, P_OUT_OF_COMMAND, P_ATTACKED, P_MUST_BE_ATTACKED,
+ P_ATTACKERS, P_DEFENDERS, P_ARTILLERY, _, P_TARGETS, P_SELECTED) = range(len(KERNEL_PLANES))
+# The feature offsets the kernel reads, in layout order (``ObsKernelTables.features``).
+KERNEL_FEATURES = ("turn", "phase", "decision", "to_move", "i_am_imperial", "visibility", "corps_in_cup",
+                   "active_corps", "turn_ends", "swap_used", "may_move", "demoralized", "demoralization_progress",
+                   "victory_points", "mp_left", "pending_result", "attack_choices")
+(F_TURN, F_PHASE, F_DECISION, F_TO_MOVE, F_IMPERIAL, F_VISIBILITY, F_CUP, F_ACTIVE, F_TURN_ENDS, F_SWAP_USED,
+ F_MAY_MOVE, F_DEMORALIZED, F_DEMOR_PROGRESS, F_VP, F_MP_LEFT, F_PENDING, F_CHOICES) = range(len(KERNEL_FEATURES))
+
+ObsKernelTables = namedtuple("ObsKernelTables", (
+    "template",      # float32 (size,): the terrain planes, zeros elsewhere
+    "unit_plane",    # int64 (2, U): per observer, the offset of the unit's strength plane (own/enemy infantry/cavalry)
+    "strengths",     # float32 (2, U): strength (row 1: disrupted) / MAX_STRENGTH, at most 1
+    "leader_plane",  # int64 (2, L): per observer, the offset of the leader's plane (own/enemy)
+    "leader_values",  # float32 (L,): leadership / 3
+    "planes",        # int64: the offsets of KERNEL_PLANES
+    "features",      # int64: the offsets of KERNEL_FEATURES
+))
+
+
 class ObsTables:
-    """Per-engine constants of the observation: flat plane offsets, per-piece tables (Python values for
-    the per-piece contributions, arrays for the vectorised reference) and the feature offsets."""
+    """Per-engine constants of the observation: plane and feature offsets, the terrain, and the tables
+    of the compiled writer (:attr:`kernel`) and of the vectorised reference."""
 
     def __init__(self, E):
         D, lay = E.D, E.obs_layout
@@ -64,30 +92,20 @@ class ObsTables:
         self.feature_at = {name: lay.slices[name].start - lay.plane_block.stop for name, _ in lay.features}
         n = D.n_units
         strength = np.minimum(np.asarray([D.unit_strength, D.unit_dstrength], dtype=np.float32) / MAX_STRENGTH, 1.0)
-        layout = {name: (a, b) for name, a, b, _ in E.state_class._layout}
-        # --- the tables of the kernel (see _draw_pieces), per observer where they differ
-        self.template = E.obs_layout.new()
-        self.template[self.terrain_slice] = self.terrain
-        self.spans = np.array([layout[name][0] for name in
-                               ("u_hex", "u_dis", "u_flags", "l_hex", "l_flags", "a_hex", "a_owner", "a_target")])
-        self.units = tuple(np.array([
-            [at[("own_" if D.unit_side[u] == p else "enemy_") + ("cavalry" if D.unit_kind[u] else "infantry")] for u in range(n)],
-            [int(D.unit_side[u] == p) for u in range(n)], list(D.unit_corps), list(D.unit_side)], dtype=np.int64) for p in (0, 1))
-        self.strengths = strength
-        self.leaders = tuple(np.array([
-            [at["own_leader" if side == p else "enemy_leader"] for side in D.leader_side],
-            [int(side == p) for side in D.leader_side], list(D.leader_corps)], dtype=np.int64) for p in (0, 1))
-        self.leader_values = np.asarray(D.leader_value, dtype=np.float32) / 3.0
-        self.planes = np.array([at[name] for name in KERNEL_PLANES], dtype=np.int64)
-        # what the slow features read: guns (hexes, owners), the cup and some globals (the mask keeps those)
-        self.features_span = slice(layout["a_hex"][0], layout["g"][1])
-        read = set(range(layout["a_hex"][0], layout["a_owner"][1])) | set(range(*layout["cup"]))
-        g0 = layout["g"][0]
-        read |= {g0 + i for i in (G_TURN, G_PHASE, G_VIS, G_VIS_OPT, G_ACTIVE, G_TE_OPT, G_TE_IN_CUP, G_SWAP_USED,
-                                  G_MAY0, G_MAY0 + 1, G_DEMOR, G_VP0, G_VP0 + 1, *(G_ELIM0 + a for a in range(len(D.demor_level))))}
-        self.features_mask = np.array([-1 if i in read else 0 for i in range(self.features_span.start, self.features_span.stop)],
-                                      dtype=np.int32)
-        self.features_cache: dict = {}
+        template = E.obs_layout.new()
+        template[self.terrain_slice] = self.terrain
+        self.kernel = ObsKernelTables(
+            template=template,
+            unit_plane=np.array([[at[("own_" if D.unit_side[u] == p else "enemy_") +
+                                     ("cavalry" if D.unit_kind[u] else "infantry")] for u in range(n)] for p in (0, 1)],
+                                dtype=np.int64),
+            strengths=strength,
+            leader_plane=np.array([[at["own_leader" if side == p else "enemy_leader"] for side in D.leader_side]
+                                   for p in (0, 1)], dtype=np.int64).reshape(2, D.n_leaders),
+            leader_values=np.asarray(D.leader_value, dtype=np.float32) / 3.0,
+            planes=np.array([at[name] for name in KERNEL_PLANES], dtype=np.int64),
+            features=np.array([lay.slices[name].start for name in KERNEL_FEATURES], dtype=np.int64),
+        )
         # --- arrays for the vectorised reference
         self.corps = np.asarray(D.unit_corps)
         self.is_inf = np.asarray(D.unit_kind) == 0
@@ -99,6 +117,13 @@ class ObsTables:
         self.zoc_at_array = np.array([at["enemy_zoc"], at["own_zoc"]])
 
 
+def max_marks(D) -> int:
+    """The most entries :func:`draw_pieces` sets: per unit its strength, its disrupted mark or ZOC (6), four
+    own or two enemy marks and the attack; per leader its value and active mark; per gun its hex and
+    target; the selected piece."""
+    return 12 * D.n_units + 2 * D.n_leaders + 2 * D.n_art + 1
+
+
 def tables(E) -> ObsTables:
     T = E.__dict__.get("_obs_tables")
     if T is None:
@@ -106,110 +131,152 @@ def tables(E) -> ObsTables:
     return T
 
 
-# ------------------------------------------------------------------ fast
-def observe(E, s, player: int) -> np.ndarray:
-    """The observation of ``player``: the terrain planes from a template, the pieces drawn by a
-    compiled kernel, the selected piece, then the global features."""
-    T = tables(E)
-    g = s.g.tolist()
-    obs = T.template.copy()
-    active = g[G_ACTIVE]
-    _draw_pieces(obs, s.buf, T.spans, T.units[player], T.strengths, T.leaders[player], T.leader_values, T.planes,
-                 E.D.grid.neighbors, player, active, E.D.corps_side[active] if active >= 0 else -1)
-    for i in _selected(E, T, s, g):
-        obs[i] = 1.0
-    obs[T.feature_block] = _cached_slow_features(E, T, s, player, g)
-    _write_decision_features(T, player, g, obs, T.feature_block.start)
-    return obs
+# ------------------------------------------------------------------ compiled
+@kernel
+def write_observation(buf, T, O, player, obs, marks):
+    """Write ``player``'s observation of the state ``buf`` into ``obs``: the terrain from the template,
+    the pieces, the selected piece, the global features.
 
-
-# The plane offsets the kernel reads, in this order (``ObsTables.planes``).
-KERNEL_PLANES = ("enemy_disrupted", "own_disrupted", "enemy_zoc", "own_zoc", "own_active_corps", "own_done",
-                 "own_must_attack", "own_out_of_command", "enemy_attacked", "enemy_must_be_attacked",
-                 "attack_attackers", "attack_defenders", "enemy_artillery", "own_artillery", "artillery_targets")
-(P_DISRUPTED, _, P_ZOC, _, P_ACTIVE_CORPS, P_DONE, P_MUST_ATTACK, P_OUT_OF_COMMAND, P_ATTACKED, P_MUST_BE_ATTACKED,
- P_ATTACKERS, P_DEFENDERS, P_ARTILLERY, _, P_TARGETS) = range(len(KERNEL_PLANES))
+    ``marks`` (int64): ``marks[0]`` counts the piece entries written last time into this very ``obs``,
+    listed after it; with such a list only those are cleared (the terrain and zeros elsewhere stay), and
+    the new list is kept. A ``marks`` of size 1, or ``marks[0] == -1``, writes the whole vector."""
+    if marks.size > 1 and marks[0] >= 0:
+        for k in range(marks[0]):
+            obs[marks[1 + k]] = 0.0
+        obs[O.features[F_TURN]:] = 0.0
+    else:
+        obs[:] = O.template
+    if marks.size > 1:
+        marks[0] = 0
+    draw_pieces(buf, T, O, player, obs, marks)
+    write_features(buf, T, O, player, obs)
 
 
 @kernel
-def _draw_pieces(obs, buf, spans, units, strengths, leaders, leader_values, planes, neighbors, player, active,
-                 active_side):
-    """Set the pieces' marks in ``obs`` (terrain only there).
+def mark(obs, i, v, marks):
+    """``obs[i] = v``, listed in ``marks`` (see :func:`write_observation`; when full, the next write is whole).
+    An entry that holds ``v`` already (a hex in two ZOCs) was listed when it was first set."""
+    if obs[i] == v:
+        return
+    obs[i] = v
+    n = marks[0]
+    if n >= 0 and marks.size > 1:
+        if n + 1 < marks.size:
+            marks[1 + n] = i
+            marks[0] = n + 1
+        else:
+            marks[0] = -1
 
-    ``buf``: the state's buffer; ``spans``: where u_hex, u_dis, u_flags, l_hex, l_flags, a_hex,
-    a_owner, a_target start in it; ``units[:, u]``: its strength plane offset, whether it is the
-    observer's, its corps and side; ``strengths[d, u]``: its strength (``d``: disrupted) scaled to
-    [0, 1]; ``leaders[:, l]``: its plane offset, whether the observer's, its corps; ``leader_values[l]``:
-    its value / 3; ``planes``: the offsets of :data:`KERNEL_PLANES` (``P_*`` index them; own planes
-    follow their enemy twins); ``neighbors[h]``: the six neighbours (-1 off-map); ``active``: the
-    active corps (-1 none), ``active_side`` its side. A hex shows its strongest unit of each kind and
-    its best leader.
-    """
-    for u in range(units.shape[1]):
-        h = buf[spans[0] + u]
+
+@kernel
+def draw_pieces(buf, T, O, player, obs, marks):
+    """Set the pieces' marks (terrain only in ``obs``). A hex shows its strongest unit of each kind and
+    its best leader; own planes follow their enemy twins in :data:`KERNEL_PLANES`."""
+    u_hex, u_dis, u_flags, _, l_hex, l_flags, a_hex, a_owner, a_target, _, g = fields(buf, T)
+    planes = O.planes
+    active = g[G_ACTIVE]
+    active_side = T.corps_side[active] if active >= 0 else -1
+    for u in range(T.nu):
+        h = u_hex[u]
         if h < 0:
             continue
-        disrupted = buf[spans[1] + u] == 1
-        flags = buf[spans[2] + u]
-        own = units[1, u]
-        i = units[0, u] + h
-        v = strengths[1 if disrupted else 0, u]
+        disrupted = u_dis[u] == 1
+        flags = u_flags[u]
+        own = 1 if T.unit_side[u] == player else 0
+        i = O.unit_plane[player, u] + h
+        v = O.strengths[1 if disrupted else 0, u]
         if v > obs[i]:
-            obs[i] = v
+            mark(obs, i, v, marks)
         if disrupted:
-            obs[planes[P_DISRUPTED + own] + h] = 1.0
+            mark(obs, planes[P_DISRUPTED + own] + h, 1.0, marks)
         else:  # 7.1: an undisrupted unit's ZOC covers the six hexes around it
             zoc = planes[P_ZOC + own]
             for d in range(6):
-                t = neighbors[h, d]
+                t = T.neighbors[h, d]
                 if t >= 0:
-                    obs[zoc + t] = 1.0
+                    mark(obs, zoc + t, 1.0, marks)
         if own:
-            if units[2, u] == active:
-                obs[planes[P_ACTIVE_CORPS] + h] = 1.0
+            if T.unit_corps[u] == active:
+                mark(obs, planes[P_ACTIVE_CORPS] + h, 1.0, marks)
             if flags & (F_MOVED | F_SPENT | F_ATK):
-                obs[planes[P_DONE] + h] = 1.0
+                mark(obs, planes[P_DONE] + h, 1.0, marks)
             if flags & F_MUST_ATK and not flags & F_ATK:
-                obs[planes[P_MUST_ATTACK] + h] = 1.0
+                mark(obs, planes[P_MUST_ATTACK] + h, 1.0, marks)
             if flags & F_OOC:
-                obs[planes[P_OUT_OF_COMMAND] + h] = 1.0
+                mark(obs, planes[P_OUT_OF_COMMAND] + h, 1.0, marks)
         else:
             if flags & F_DEF:
-                obs[planes[P_ATTACKED] + h] = 1.0
+                mark(obs, planes[P_ATTACKED] + h, 1.0, marks)
             if flags & F_MUST_DEF and not flags & F_DEF:
-                obs[planes[P_MUST_BE_ATTACKED] + h] = 1.0
+                mark(obs, planes[P_MUST_BE_ATTACKED] + h, 1.0, marks)
         if active >= 0 and flags & F_IN_ATK:  # the attack being declared
-            obs[planes[P_ATTACKERS if units[3, u] == active_side else P_DEFENDERS] + h] = 1.0
-    for l in range(leaders.shape[1]):
-        h = buf[spans[3] + l]
+            mark(obs, planes[P_ATTACKERS if T.unit_side[u] == active_side else P_DEFENDERS] + h, 1.0, marks)
+    for l in range(T.nl):
+        h = l_hex[l]
         if h < 0:
             continue
-        i = leaders[0, l] + h
-        if leader_values[l] > obs[i]:
-            obs[i] = leader_values[l]
-        if leaders[1, l] and leaders[2, l] == active and not buf[spans[4] + l] & LF_MOVED:
-            obs[planes[P_ACTIVE_CORPS] + h] = 1.0
-    n_guns = spans[6] - spans[5]
-    for a in range(n_guns):
-        h = buf[spans[5] + a]
+        i = O.leader_plane[player, l] + h
+        if O.leader_values[l] > obs[i]:
+            mark(obs, i, O.leader_values[l], marks)
+        if T.leader_side[l] == player and T.leader_corps[l] == active and not l_flags[l] & LF_MOVED:
+            mark(obs, planes[P_ACTIVE_CORPS] + h, 1.0, marks)
+    for a in range(T.na):
+        h = a_hex[a]
         if h >= 0:
-            obs[planes[P_ARTILLERY + (buf[spans[6] + a] == player)] + h] = 1.0
-        target = buf[spans[7] + a]
-        if target >= 0:
-            obs[planes[P_TARGETS] + target] = 1.0
-
-
-def _selected(E, T: ObsTables, s, g: list) -> list[int]:
-    """The ``selected_piece`` index of the piece being moved (empty when none)."""
+            mark(obs, planes[P_ARTILLERY + (1 if a_owner[a] == player else 0)] + h, 1.0, marks)
+        if a_target[a] >= 0:
+            mark(obs, planes[P_TARGETS] + a_target[a], 1.0, marks)
     sel = g[G_SEL]
-    if sel < 0:
-        return []
-    nu = E.D.n_units
-    h = int(s.u_hex[sel]) if sel < nu else int(s.l_hex[sel - nu])
-    return [T.at["selected_piece"] + h] if h >= 0 else []
+    if sel >= 0:
+        h = u_hex[sel] if sel < T.nu else l_hex[sel - T.nu]
+        if h >= 0:
+            mark(obs, planes[P_SELECTED] + h, 1.0, marks)
 
 
-# ------------------------------------------------------------------ global features
+@kernel
+def write_features(buf, T, O, player, obs):
+    """The global features (zeros in ``obs`` before): the turn, phase, pending decision and whose it is,
+    the cup, the tracks (see :func:`make_layout`)."""
+    _, _, _, _, _, _, _, _, _, cup, g = fields(buf, T)
+    F = O.features
+    obs[F[F_TURN] + min(max(g[G_TURN], 1), T.turns) - 1] = 1.0
+    obs[F[F_PHASE] + g[G_PHASE]] = 1.0
+    if player == 1:
+        obs[F[F_IMPERIAL]] = 1.0
+    obs[F[F_VISIBILITY] + (g[G_VIS] if g[G_VIS_OPT] else 0)] = 1.0
+    for c in range(T.nc):
+        if cup[c]:
+            obs[F[F_CUP] + c] = 1.0
+    if g[G_ACTIVE] >= 0:
+        obs[F[F_ACTIVE] + g[G_ACTIVE]] = 1.0
+    if g[G_TE_OPT]:
+        obs[F[F_TURN_ENDS]] = 1.0
+    if g[G_TE_IN_CUP]:
+        obs[F[F_TURN_ENDS] + 1] = 1.0
+    if g[G_SWAP_USED]:
+        obs[F[F_SWAP_USED]] = 1.0
+    obs[F[F_MAY_MOVE]] = g[G_MAY0 + player]
+    obs[F[F_MAY_MOVE] + 1] = g[G_MAY0 + 1 - player]
+    for a in range(T.n_armies):
+        if (g[G_DEMOR] >> a) & 1:
+            obs[F[F_DEMORALIZED] + a] = 1.0
+        obs[F[F_DEMOR_PROGRESS] + a] = min(1.0, g[G_ELIM0 + a] / T.demor_level[a])
+    vp0, vp1 = victory_points(buf, T)
+    own, enemy = (vp0, vp1) if player == 0 else (vp1, vp0)
+    obs[F[F_VP]] = min(1.0, own / VP_SCALE)
+    obs[F[F_VP] + 1] = min(1.0, enemy / VP_SCALE)
+    obs[F[F_DECISION] + g[G_DEC]] = 1.0
+    if g[G_PLAYER] == player:
+        obs[F[F_TO_MOVE]] = 1.0
+    if g[G_MP] >= 0:
+        obs[F[F_MP_LEFT]] = min(1.0, g[G_MP] / 9.0)
+    obs[F[F_PENDING] + g[G_RES]] = 1.0
+    for bit in range(3):
+        if (g[G_ATTACK] >> bit) & 1:
+            obs[F[F_CHOICES] + bit] = 1.0
+
+
+# ------------------------------------------------------------------ reference: global features
 def _features(E, T: ObsTables, s, player: int, g: list) -> list[float]:
     """The global features, as the list written into the feature block."""
     f = _slow_features(E, T, s, player, g)
@@ -243,7 +310,7 @@ def _slow_features(E, T: ObsTables, s, player: int, g: list) -> list[float]:
         if g[G_DEMOR] >> a & 1:
             f[F["demoralized"] + a] = 1.0
         f[F["demoralization_progress"] + a] = min(1.0, g[G_ELIM0 + a] / level)
-    vp = victory_points(D, s)
+    vp = E.victory_points(s)
     f[F["victory_points"]] = min(1.0, vp[player] / VP_SCALE)
     f[F["victory_points"] + 1] = min(1.0, vp[1 - player] / VP_SCALE)
     return f
@@ -263,17 +330,6 @@ def _write_decision_features(T: ObsTables, player: int, g: list, out, base: int)
     for bit in range(3):
         if g[G_ATTACK] >> bit & 1:
             out[base + F["attack_choices"] + bit] = 1.0
-
-
-def _cached_slow_features(E, T: ObsTables, s, player: int, g: list) -> np.ndarray:
-    """:func:`_slow_features` as a float32 array, memoised on what they read (guns, cup, some globals)."""
-    key = (player, (s.buf[T.features_span] & T.features_mask).tobytes())
-    f = T.features_cache.get(key)
-    if f is None:
-        if len(T.features_cache) >= FEATURES_CACHE_SIZE:
-            T.features_cache.clear()
-        f = T.features_cache[key] = np.asarray(_slow_features(E, T, s, player, g), dtype=np.float32)
-    return f
 
 
 # ------------------------------------------------------------------ reference

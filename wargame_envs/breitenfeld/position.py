@@ -28,7 +28,8 @@ from typing import Any
 
 from ..core.errors import ScenarioError
 from .data import SIDES
-from .sequence import VIS_NAMES, enter_phase
+from .events import VIS_NAMES
+from .compiled import enter_phase
 from .state import (AC_ATT_LEADERS, AC_CHARGE, AC_DEF_LEADERS, D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS,
                     D_MOVE_DEST, D_MOVE_SELECT, D_NONE, D_SWAP, DECISION_KEYS, F_ATK, F_CHARGE, F_DEF, F_FORCED,
                     F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_NOWD, F_OOC, F_SPENT, G_ACTIVE, G_ART_IDX,
@@ -36,7 +37,6 @@ from .state import (AC_ATT_LEADERS, AC_CHARGE, AC_DEF_LEADERS, D_ART, D_ATTACK, 
                     G_PLAYER, G_RES, G_SEL, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, GLOBAL_NAMES, LF_MOVED, OFF_ABSENT,
                     OFF_ELIM, OFF_EXIT, PH_ACTIVATION, PH_ARTILLERY, PH_COMBAT, PH_MOVEMENT, PH_OVER, PH_TURN_START,
                     PHASE_NAMES, RESULT_CODES)
-from .victory import victory_points
 
 FORMAT = "breitenfeld-position/1"
 FLAG_NAMES = {"moved": F_MOVED, "spent": F_SPENT, "attacked": F_ATK, "was_attacked": F_DEF,
@@ -269,11 +269,11 @@ def build_state(E, options: dict) -> Any:
         g[G_PLAYER] = -1
     elif int(g[G_DEC]) == D_NONE:
         g[G_PLAYER] = 0
-        enter_phase(E, s, phase)
+        enter_phase(s.buf, E.blob, E.blob_dtype, phase)
     else:
         _check_pending(E, s, pos)
     if "victory_points" in pos:
-        vp = dict(zip(SIDES, victory_points(D, s)))
+        vp = dict(zip(SIDES, E.victory_points(s)))
         if pos["victory_points"] != vp:
             _err("victory_points", pos["victory_points"], f"disagrees with the pieces and globals, which give {vp}")
     return s
@@ -363,7 +363,7 @@ def to_position(E, s) -> dict[str, Any]:
     }
     if g[G_ACTIVE] >= 0:
         pos["active_corps"] = D.corps_ids[g[G_ACTIVE]]
-    pos["victory_points"] = dict(zip(SIDES, victory_points(D, s)))
+    pos["victory_points"] = dict(zip(SIDES, E.victory_points(s)))
     return pos
 
 
@@ -373,7 +373,7 @@ __all__ = ["build_state", "to_position", "summary", "FORMAT", "G_ART_IDX", "G_AR
 def summary(E, s) -> dict[str, Any]:
     """The omniscient state as a plain JSON-friendly dict (``engine.summary``; docs/breitenfeld.md)."""
     D, g = E.D, s.g.tolist()
-    vp = victory_points(D, s)
+    vp = E.victory_points(s)
     over = bool(g[G_DONE])
     player = -1 if over else g[G_PLAYER]
     winner = None

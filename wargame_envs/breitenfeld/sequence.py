@@ -9,220 +9,266 @@ chit may once per turn be exchanged for another corps' chit; optional Turn Ends 
 chits are left. D. Game-Turn Record Interphase. Phases with no choice at all (a corps that cannot move,
 a combat phase with no possible attack) pass without a decision.
 """
-
 from __future__ import annotations
 
-from . import artillery, combat, movement
+import numpy as np
+
+from ..core.chance import roll
+from ..core.events import emit
+from ..core.jit import kernel
+from . import combat
+from .artillery import resolve_fire, targets
 from .disruption import removal_phase
+from .events import EV_CHIT, EV_GAME_OVER, EV_SWAP, EV_TE_ADDED, EV_TE_DRAWN, EV_TURN, EV_VIS_ROLL
 from .leaders import check_leaders, mark_command
-from .state import (D_ART, D_COMBAT, D_MOVE_SELECT, D_NONE, D_SWAP, F_FORCED, F_MOVED, F_TURN_CLEAR, G_ACTIVE,
-                    G_ART_IDX, G_ART_SIDE, G_DEC, G_DONE, G_DRAWN, G_MAY0, G_MAY1, G_MP, G_PHASE, G_PLAYER,
-                    G_SEL, G_SWAP_USED, G_TE_ADDED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, PH_ACTIVATION,
-                    PH_ARTILLERY, PH_COMBAT, PH_MOVEMENT, PH_OVER, PH_TURN_START)
-from .zoc import Snap
-
-VIS_NAMES = ("clear", "moderate", "restricted")
-
-
-def set_decision(s, kind: int, player: int) -> None:
-    s.g[G_DEC] = kind
-    s.g[G_PLAYER] = player
+from .movement import selectable_pieces, start_phase_flags
+from .state import (D_ART, D_COMBAT, D_MOVE_SELECT, D_NONE, D_SWAP, F_TURN_CLEAR, G_ACTIVE, G_ART_IDX, G_ART_SIDE,
+                    G_DEC, G_DONE, G_DRAWN, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_SEL, G_SWAP_USED, G_TE_ADDED,
+                    G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, PH_ACTIVATION, PH_ARTILLERY, PH_COMBAT,
+                    PH_MOVEMENT, PH_OVER, PH_TURN_START)
+from .tables import fields, globals_of
 
 
-def advance(E, s, dice) -> None:
+@kernel
+def set_decision(g, kind, player):
+    g[G_DEC] = kind
+    g[G_PLAYER] = player
+
+
+@kernel
+def advance(buf, T, dv, ds, ev, evn):
     """Run the automatic parts of the sequence until a decision is pending or the game is over."""
-    g = s.g
+    g = globals_of(buf, T)
     while g[G_DEC] == D_NONE:
-        ph = int(g[G_PHASE])
+        ph = g[G_PHASE]
         if ph == PH_OVER:
             g[G_PLAYER] = -1
             return
         if ph == PH_TURN_START:
-            turn_start(E, s, dice)
+            turn_start(buf, T, dv, ds, ev, evn)
         elif ph == PH_ARTILLERY:
-            artillery_step(E, s, dice)
+            artillery_step(buf, T, dv, ds, ev, evn)
         elif ph == PH_ACTIVATION:
-            draw_chit(E, s, dice)
+            draw_chit(buf, T, dv, ds, ev, evn)
         elif ph == PH_MOVEMENT:
-            movement_step(E, s)
+            movement_step(buf, T)
         elif ph == PH_COMBAT:
-            combat_step(E, s)
+            combat_step(buf, T)
 
 
-def update_releases(D, s) -> None:
-    turn = int(s.g[G_TURN])
-    for side in (0, 1):
-        if turn >= D.release_turn[side]:
-            s.g[G_MAY0 + side] = 1
+@kernel
+def update_releases(T, g):
+    """12.3, 12.4: each side may move from its release turn on."""
+    for side in range(2):
+        if g[G_TURN] >= T.release_turn[side]:
+            g[G_MAY0 + side] = 1
 
 
-def turn_start(E, s, dice) -> None:
-    D = E.D
-    turn = int(s.g[G_TURN])
-    s.log.append(f"--- Game-Turn {turn} ---")
-    if s.g[G_VIS_OPT] and turn > 1:
-        die = dice.roll(6)
-        v = D.vis_rolls[die - 1]
+@kernel
+def turn_start(buf, T, dv, ds, ev, evn):
+    """4.1 A with the visibility roll (reference 6, 10.34): a new Game-Turn begins."""
+    g = globals_of(buf, T)
+    turn = g[G_TURN]
+    emit(ev, evn, EV_TURN, turn, 0, 0, 0)
+    if g[G_VIS_OPT] and turn > 1:
+        die = roll(dv, ds, 6, 1)
+        v = T.vis_rolls[die - 1]
         if v >= 0:
-            s.g[G_VIS] = v
-        s.log.append(f"Visibility roll {die}: {VIS_NAMES[int(s.g[G_VIS])]} [reference 6, 10.34]")
-    update_releases(D, s)
-    removal_phase(D, s, dice)
-    check_leaders(D, s)
-    enter_artillery(s)
+            g[G_VIS] = v
+        emit(ev, evn, EV_VIS_ROLL, die, g[G_VIS], 0, 0)
+    update_releases(T, g)
+    removal_phase(buf, T, dv, ds, ev, evn)
+    check_leaders(buf, T, ev, evn)
+    enter_artillery(buf, T)
 
 
-def enter_artillery(s) -> None:
-    s.g[G_PHASE] = PH_ARTILLERY
-    s.g[G_ART_SIDE] = 0
-    s.g[G_ART_IDX] = 0
-    s.a_target[:] = -1
+@kernel
+def enter_artillery(buf, T):
+    _, _, _, _, _, _, _, _, a_target, _, g = fields(buf, T)
+    g[G_PHASE] = PH_ARTILLERY
+    g[G_ART_SIDE] = 0
+    g[G_ART_IDX] = 0
+    a_target[:] = -1
 
 
-def artillery_step(E, s, dice) -> None:
-    """Offer the next artillery counter of the assigning side that has a target; resolve at the end."""
-    D = E.D
-    while int(s.g[G_ART_SIDE]) < 2:
-        side = int(s.g[G_ART_SIDE])
-        a = int(s.g[G_ART_IDX])
-        while a < D.n_art:
-            if s.a_hex[a] >= 0 and s.a_owner[a] == side and E.art_targets(s, a):
-                s.g[G_ART_IDX] = a
-                set_decision(s, D_ART, side)
+@kernel
+def artillery_step(buf, T, dv, ds, ev, evn):
+    """4.1 B (rule decision 4): offer the next gun of the assigning side (Allied, then Imperial) that has
+    a target; once all are assigned, resolve every shot."""
+    _, _, _, _, _, _, a_hex, a_owner, _, _, g = fields(buf, T)
+    out = np.empty(T.nu, np.int64)
+    while g[G_ART_SIDE] < 2:
+        side = g[G_ART_SIDE]
+        a = g[G_ART_IDX]
+        while a < T.na:
+            if a_hex[a] >= 0 and a_owner[a] == side and targets(buf, T, a, out) > 0:
+                g[G_ART_IDX] = a
+                set_decision(g, D_ART, side)
                 return
             a += 1
-        s.g[G_ART_SIDE] = side + 1
-        s.g[G_ART_IDX] = 0
-    artillery.resolve_fire(D, s, dice)
-    s.g[G_PHASE] = PH_ACTIVATION
+        g[G_ART_SIDE] = side + 1
+        g[G_ART_IDX] = 0
+    resolve_fire(buf, T, dv, ds, ev, evn)
+    g[G_PHASE] = PH_ACTIVATION
 
 
-def three_leader(D, s, corps: int) -> bool:
-    return any(s.l_hex[l] >= 0 and D.leader_value[l] >= 3 for l in D.corps_leaders[corps])
+@kernel
+def three_leader(buf, T, corps):
+    """4.1 C: the corps has a leadership-3 leader on the map (Gustavus: the chit exchange)."""
+    l_hex = fields(buf, T)[4]
+    for k in range(T.corps_n_leaders[corps]):
+        l = T.corps_leaders[corps, k]
+        if l_hex[l] >= 0 and T.leader_value[l] >= 3:
+            return True
+    return False
 
 
-def draw_chit(E, s, dice) -> None:
-    D = E.D
-    cup = s.cup.tolist()
-    left = [c for c, x in enumerate(cup) if x]
-    if s.g[G_TE_OPT] and not s.g[G_TE_ADDED] and len(left) == 2:
-        s.g[G_TE_ADDED] = 1
-        s.g[G_TE_IN_CUP] = 1
-        s.log.append("Two corps chits left: the Turn Ends chit goes into the cup [4.1 C]")
-    items = left + ([-1] if s.g[G_TE_IN_CUP] else [])
-    if not items:
-        end_turn(E, s)
+@kernel
+def draw_chit(buf, T, dv, ds, ev, evn):
+    """4.1 C: draw a chit from the cup (``roll(items, low=0)``); the optional Turn Ends chit goes in when
+    two corps chits are left; a leadership-3 leader's corps may be exchanged once per turn."""
+    _, _, _, _, _, _, _, _, _, cup, g = fields(buf, T)
+    items = np.empty(T.nc + 1, np.int64)
+    n = 0
+    for c in range(T.nc):
+        if cup[c]:
+            items[n] = c
+            n += 1
+    if g[G_TE_OPT] and not g[G_TE_ADDED] and n == 2:
+        g[G_TE_ADDED] = 1
+        g[G_TE_IN_CUP] = 1
+        emit(ev, evn, EV_TE_ADDED, 0, 0, 0, 0)
+    left = n
+    if g[G_TE_IN_CUP]:
+        items[n] = -1
+        n += 1
+    if n == 0:
+        end_turn(buf, T, ev, evn)
         return
-    k = dice.roll(len(items), low=0)
-    c = items[k]
+    c = items[roll(dv, ds, n, 0)]
     if c < 0:
-        s.g[G_TE_IN_CUP] = 0
-        s.log.append("Turn Ends chit drawn: the Activation Phase ends [4.1 C]")
-        end_turn(E, s)
+        g[G_TE_IN_CUP] = 0
+        emit(ev, evn, EV_TE_DRAWN, 0, 0, 0, 0)
+        end_turn(buf, T, ev, evn)
         return
-    s.cup[c] = 0
-    s.log.append(f"Chit drawn: {D.corps_title[c]} ({D.army_names[D.corps_army[c]]}) [4.1 C]")
-    side = D.corps_side[c]
-    others = [o for o in left if o != c and D.corps_side[o] == side]
-    if three_leader(D, s, c) and not s.g[G_SWAP_USED] and others:
-        s.g[G_DRAWN] = c
-        set_decision(s, D_SWAP, side)
+    cup[c] = 0
+    emit(ev, evn, EV_CHIT, c, 0, 0, 0)
+    side = T.corps_side[c]
+    others = False
+    for k in range(left):
+        if items[k] != c and T.corps_side[items[k]] == side:
+            others = True
+    if three_leader(buf, T, c) and not g[G_SWAP_USED] and others:
+        g[G_DRAWN] = c
+        set_decision(g, D_SWAP, side)
         return
-    start_activation(E, s, c)
+    start_activation(buf, T, c)
 
 
-def swap(E, s, chosen: int) -> None:
-    D = E.D
-    drawn = int(s.g[G_DRAWN])
+@kernel
+def swap(buf, T, chosen, ev, evn):
+    """4.1 C: the drawn chit goes back into the cup and ``chosen`` is activated instead (or the drawn
+    corps itself)."""
+    _, _, _, _, _, _, _, _, _, cup, g = fields(buf, T)
+    drawn = g[G_DRAWN]
     if chosen != drawn:
-        s.cup[drawn] = 1
-        s.cup[chosen] = 0
-        s.g[G_SWAP_USED] = 1
-        s.log.append(f"{D.corps_title[drawn]} chit goes back into the cup; {D.corps_title[chosen]} activated "
-                     f"instead [4.1 C]")
-    s.g[G_DRAWN] = -1
-    start_activation(E, s, chosen)
+        cup[drawn] = 1
+        cup[chosen] = 0
+        g[G_SWAP_USED] = 1
+        emit(ev, evn, EV_SWAP, drawn, chosen, 0, 0)
+    g[G_DRAWN] = -1
+    start_activation(buf, T, chosen)
 
 
-def start_activation(E, s, corps: int) -> None:
+@kernel
+def start_activation(buf, T, corps):
     """Movement Phase of ``corps`` begins: command status (10.3), no-withdrawal and rout marks."""
-    D = E.D
-    s.g[G_ACTIVE] = corps
-    s.g[G_PHASE] = PH_MOVEMENT
-    s.g[G_SEL] = -1
-    s.g[G_MP] = -1
-    snap = Snap(D, s)
-    mark_command(D, s, snap, corps, int(s.g[G_TURN]))
-    movement.start_phase_flags(D, s, snap, corps)
+    g = globals_of(buf, T)
+    g[G_ACTIVE] = corps
+    g[G_PHASE] = PH_MOVEMENT
+    g[G_SEL] = -1
+    g[G_MP] = -1
+    mark_command(buf, T, corps, g[G_TURN])
+    start_phase_flags(buf, T, corps)
 
 
-def movement_step(E, s) -> None:
-    D = E.D
-    snap = Snap(D, s)
-    active = int(s.g[G_ACTIVE])
-    if movement.selectable_pieces(D, s, snap, active, E.corps_pieces[active], first_only=True):
-        set_decision(s, D_MOVE_SELECT, D.corps_side[active])
+@kernel
+def movement_step(buf, T):
+    """A movement decision while the active corps has a piece that may move; else on to combat."""
+    u_hex, _, _, _, _, _, _, _, _, _, g = fields(buf, T)
+    at = np.full(T.nh, -1, np.int64)
+    for u in range(T.nu):
+        if u_hex[u] >= 0:
+            at[u_hex[u]] = u
+    out = np.empty(T.nu + T.nl, np.int64)
+    active = g[G_ACTIVE]
+    if selectable_pieces(buf, T, at, active, out) > 0:
+        set_decision(g, D_MOVE_SELECT, T.corps_side[active])
         return
-    enter_combat(E, s)
+    enter_combat(buf, T)
 
 
-def forced_left(E, s, snap, selectable: list[int]) -> bool:
-    """11.12: a routing unit of the active corps that has not moved yet and can move."""
-    nu = E.D.n_units
-    return any(p < nu and snap.uf[p] & F_FORCED and not snap.uf[p] & F_MOVED for p in selectable)
+@kernel
+def enter_combat(buf, T):
+    g = globals_of(buf, T)
+    g[G_PHASE] = PH_COMBAT
+    g[G_SEL] = -1
+    combat.start_phase(buf, T)
 
 
-def enter_combat(E, s) -> None:
-    s.g[G_PHASE] = PH_COMBAT
-    s.g[G_SEL] = -1
-    combat.start_phase(E.D, s)
-
-
-def combat_step(E, s) -> None:
-    targets, obligations_left = E.attack_targets(s)
-    if targets:
-        set_decision(s, D_COMBAT, E.D.corps_side[int(s.g[G_ACTIVE])])
+@kernel
+def combat_step(buf, T):
+    """A combat decision while an attack can be declared; else the activation ends."""
+    g = globals_of(buf, T)
+    C = combat.context(buf, T)
+    out = np.empty(T.nu, np.int64)
+    if combat.start_candidates(T, fields(buf, T)[0], C, out) > 0:
+        set_decision(g, D_COMBAT, T.corps_side[g[G_ACTIVE]])
         return
-    if obligations_left:
+    if C[combat.C_N1] > 0 or C[combat.C_N2] > 0:
         raise RuntimeError("combat obligations left that no attack can meet (engine bug)")
-    end_activation(E, s)
+    end_activation(buf, T)
 
 
-def end_activation(E, s) -> None:
-    s.g[G_PHASE] = PH_ACTIVATION
-    s.g[G_ACTIVE] = -1
+@kernel
+def end_activation(buf, T):
+    g = globals_of(buf, T)
+    g[G_PHASE] = PH_ACTIVATION
+    g[G_ACTIVE] = -1
 
 
-def end_turn(E, s) -> None:
-    D = E.D
-    turn = int(s.g[G_TURN]) + 1
-    s.g[G_ACTIVE] = -1
-    if turn > D.turns:
-        s.g[G_PHASE] = PH_OVER
-        s.g[G_DONE] = 1
-        s.g[G_PLAYER] = -1
-        s.log.append(f"End of Game-Turn {D.turns}: the game is over")
+@kernel
+def end_turn(buf, T, ev, evn):
+    """4.1 D: the Game-Turn Record Interphase (the game ends after the last turn)."""
+    _, _, u_flags, _, _, l_flags, _, _, _, cup, g = fields(buf, T)
+    turn = g[G_TURN] + 1
+    g[G_ACTIVE] = -1
+    if turn > T.turns:
+        g[G_PHASE] = PH_OVER
+        g[G_DONE] = 1
+        g[G_PLAYER] = -1
+        emit(ev, evn, EV_GAME_OVER, 0, 0, 0, 0)
         return
-    s.g[G_TURN] = turn
-    s.cup[:] = 1
-    s.g[G_TE_ADDED] = 0
-    s.g[G_TE_IN_CUP] = 0
-    s.g[G_SWAP_USED] = 0
-    s.u_flags[:] &= ~F_TURN_CLEAR
-    s.l_flags[:] = 0
-    s.g[G_PHASE] = PH_TURN_START
+    g[G_TURN] = turn
+    cup[:] = 1
+    g[G_TE_ADDED] = 0
+    g[G_TE_IN_CUP] = 0
+    g[G_SWAP_USED] = 0
+    for u in range(T.nu):
+        u_flags[u] &= ~F_TURN_CLEAR
+    l_flags[:] = 0
+    g[G_PHASE] = PH_TURN_START
 
 
-def enter_phase(E, s, phase: int) -> None:
+@kernel
+def enter_phase(buf, T, phase):
     """Start ``phase`` from its beginning (positions that name a phase but no pending decision)."""
+    g = globals_of(buf, T)
     if phase == PH_ARTILLERY:
-        enter_artillery(s)
+        enter_artillery(buf, T)
     elif phase == PH_MOVEMENT:
-        start_activation(E, s, int(s.g[G_ACTIVE]))
+        start_activation(buf, T, g[G_ACTIVE])
     elif phase == PH_COMBAT:
-        enter_combat(E, s)
+        enter_combat(buf, T)
     else:
-        s.g[G_PHASE] = phase
-
-
-__all__ = ["advance", "enter_phase", "swap", "forced_left", "set_decision", "D_NONE", "G_MAY1"]
+        g[G_PHASE] = phase

@@ -66,7 +66,7 @@ class BreitenfeldState(ArrayState):
 
 def make_state_class(n_units: int, n_leaders: int, n_art: int, n_corps: int):
     """The :class:`ArrayState` subclass sized for one order of battle (shared, picklable)."""
-    fields = {   # the three unit arrays first: zoc.Snap keys on buf[:3 * n_units]
+    fields = {   # the order tables.fields slices (keep it)
         "u_hex": (n_units,), "u_dis": (n_units,), "u_flags": (n_units,), "u_start": (n_units,),
         "l_hex": (n_leaders,), "l_flags": (n_leaders,),
         "a_hex": (n_art,), "a_owner": (n_art,), "a_target": (n_art,),

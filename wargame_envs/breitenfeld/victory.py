@@ -8,36 +8,35 @@ army's rear edge (pursuit). The higher total wins; equal totals are a draw.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .state import G_VP0
-
-
-def artillery_vp(D, s, side: int) -> int:
-    return artillery_vps(D, s)[side]
+from ..core.jit import kernel
+from .state import G_DONE, G_VP0
+from .tables import fields
 
 
-def artillery_vps(D, s) -> tuple[int, int]:
-    """Both sides' points for the enemy guns they hold (5.33)."""
-    n = [0, 0]
-    for a, (h, o) in enumerate(zip(s.a_hex.tolist(), s.a_owner.tolist())):
-        if h >= 0 and D.art_side[a] != o:
-            n[o] += 1
-    return n[0] * D.vp_per_art, n[1] * D.vp_per_art
+@kernel
+def victory_points(buf, T):
+    """(Allied, Imperial) victory points: the scored points plus 5 per enemy gun held (5.33)."""
+    _, _, _, _, _, _, a_hex, a_owner, _, _, g = fields(buf, T)
+    vp0, vp1 = g[G_VP0], g[G_VP0 + 1]
+    for a in range(T.na):
+        if a_hex[a] >= 0 and T.art_side[a] != a_owner[a]:
+            if a_owner[a] == 0:
+                vp0 += T.vp_per_art
+            else:
+                vp1 += T.vp_per_art
+    return vp0, vp1
 
 
-def victory_points(D, s) -> tuple[int, int]:
-    art = artillery_vps(D, s)
-    return int(s.g[G_VP0]) + art[0], int(s.g[G_VP0 + 1]) + art[1]
+@kernel
+def write_returns(buf, T, out):
+    """Terminal returns into ``out``: +1 / -1 to the side with more / fewer points, 0 each for a draw
+    (zeros while the game runs)."""
+    out[0] = 0.0
+    out[1] = 0.0
+    if fields(buf, T)[10][G_DONE]:
+        a, i = victory_points(buf, T)
+        if a > i:
+            out[0], out[1] = 1.0, -1.0
+        elif i > a:
+            out[0], out[1] = -1.0, 1.0
 
-
-def returns(D, s, over: bool) -> np.ndarray:
-    out = np.zeros(2, dtype=np.float32)
-    if not over:
-        return out
-    a, i = victory_points(D, s)
-    if a > i:
-        out[:] = (1.0, -1.0)
-    elif i > a:
-        out[:] = (-1.0, 1.0)
-    return out

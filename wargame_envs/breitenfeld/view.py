@@ -7,10 +7,9 @@ from __future__ import annotations
 
 from ..core.ansi import view_label
 from ..core.render_scene import Counter, Scene
-from .sequence import VIS_NAMES
+from .events import VIS_NAMES
 from .state import (F_IN_ATK, G_ACTIVE, G_DEC, G_DEMOR, G_ELIM0, G_PLAYER, G_SEL, G_TURN, G_VIS, G_VIS_OPT,
                     DECISION_NAMES, PHASE_NAMES, G_PHASE)
-from .victory import victory_points
 
 TERRAIN_CHAR = {"clear": ".", "slope": "~", "hilltop": "^", "town": "#", "woods": "T"}
 TERRAIN_COLORS = {"clear": (222, 214, 170), "slope": (196, 170, 120), "hilltop": (160, 120, 80),
@@ -22,7 +21,7 @@ ARMY_COLOR = {"swedes": (40, 80, 200), "saxons": (150, 100, 50), "imperial": (20
 def tracks(E, s, viewer: int | None = None) -> list[str]:
     D = E.D
     g = s.g.tolist()
-    vp = victory_points(D, s)
+    vp = E.victory_points(s)
     lines = [view_label(("Allied", "Imperial"), viewer), f"Game-Turn {g[G_TURN]} of {D.turns}   phase: {PHASE_NAMES[g[G_PHASE]]}"]
     if g[G_ACTIVE] >= 0:
         lines.append(f"Activated: {D.corps_title[g[G_ACTIVE]]}")

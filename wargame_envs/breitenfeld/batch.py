@@ -1,0 +1,124 @@
+"""The batched backend of ``breitenfeld_v0`` for ``wargame_envs.vector`` (see ``core/vector.py``).
+
+:func:`step_batch` steps every game of a batch in one compiled call, over the very rule kernels the
+engine (and so the AEC env) runs for one game (``decisions.apply_action``, ``sequence.advance``); nothing is
+logged. Breitenfeld has no length limit: ``truncated`` stays False.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..core.dice import Dice
+from ..core.events import no_events
+from ..core.jit import kernel
+from ..core.options import check_options
+from . import position
+from .decisions import apply_action, legal_options
+from .observation import ObsKernelTables, max_marks, tables, write_observation
+from .rules import BreitenfeldEngine
+from .sequence import advance
+from .state import G_DONE, G_PLAYER
+from .tables import globals_of, unpack
+from .victory import write_returns
+
+SKIP, RESTART, REFRESH = -1, -2, -3
+
+
+@kernel
+def step_batch(blob, dt, O, states, actions, template, dv, ds, ev, evn, obs, marks, mask, cost, player, rewards,
+               terminated, truncated):
+    """For each game ``i``: skip (``-1``: only its rewards are zeroed), restart from ``template`` and run
+    the opening sequence (``-2``), only write its outputs (``-3``), or apply ``actions[i]``; then write its
+    row of ``obs`` (the view of the seat to move, or of the seat that moved last once the game is over),
+    ``mask``, ``player``, ``rewards`` (the returns on the step that ends the game) and the flags. The
+    observation rows are updated in place: ``marks[i]`` lists what the last write set in row ``i``
+    (``observation.write_observation``)."""
+    T = unpack(blob, dt)
+    for i in range(states.shape[0]):
+        a = actions[i]
+        rewards[i, 0] = 0.0
+        rewards[i, 1] = 0.0
+        if a == SKIP:
+            continue
+        buf = states[i]
+        g = globals_of(buf, T)
+        mover = g[G_PLAYER]
+        if a == RESTART:
+            buf[:] = template
+            advance(buf, T, dv[i], ds[i], ev, evn)
+        elif a != REFRESH:
+            apply_action(buf, T, a, dv[i], ds[i], ev, evn, mask[i], cost, True)   # VectorGame checked it
+        truncated[i] = False
+        terminated[i] = g[G_DONE] != 0
+        if terminated[i]:
+            if a != RESTART and a != REFRESH:
+                write_returns(buf, T, rewards[i])
+            player[i] = mover if mover >= 0 else 0
+        else:
+            player[i] = g[G_PLAYER]
+        legal_options(buf, T, mask[i], cost)
+        write_observation(buf, T, O, player[i], obs[i], marks[i])
+
+
+@kernel
+def observe_batch_kernel(blob, dt, O, states, players, obs):
+    T = unpack(blob, dt)
+    whole = np.zeros(1, np.int64)
+    for i in range(states.shape[0]):
+        write_observation(states[i], T, O, players[i], obs[i], whole)
+
+
+class BreitenfeldBackend:
+    """What ``core.vector.VectorGame`` needs of Breitenfeld (``wargame_envs.vector.make("breitenfeld", n)``)."""
+
+    KEYWORDS = ("data_dir",)
+    num_players = 2
+    obs_dtype = np.float32
+
+    def __init__(self, data_dir: str | Path | None = None):
+        self.engine = e = BreitenfeldEngine(data_dir)
+        self.num_actions = e.num_actions
+        self.obs_size = e.obs_layout.size
+        self.state_size = e.state_class._size
+        self._obs_tables = ObsKernelTables(*tables(e).kernel)
+        self._cost = np.zeros(e.grid.n, dtype=np.int64)
+        self._no_events = no_events()
+        self._marks_for: tuple[np.ndarray | None, np.ndarray] = (None, np.zeros((0, 1), dtype=np.int64))
+        self._marks_size = 1 + max_marks(e.D)      # per observation row: what the last write set
+
+    def _marks(self, obs: np.ndarray) -> np.ndarray:
+        """The marks of the observation rows of ``obs`` (new, so whole writes first, for another array)."""
+        seen, marks = self._marks_for
+        if seen is not obs:
+            marks = np.full((obs.shape[0], self._marks_size), -1, dtype=np.int64)
+            self._marks_for = (obs, marks)
+        return marks
+
+    def template(self, options: dict[str, Any]) -> np.ndarray:
+        """A new game (the standard setup with the options, or ``options["position"]``) before its opening
+        sequence (checked: a position the rules cannot continue from is refused here)."""
+        e = self.engine
+        e.new_state(options, Dice(0))
+        return position.build_state(e, check_options(e.name, options, e.OPTIONS)).buf.copy()
+
+    def step_batch(self, states, actions, template, dice, obs, mask, player, rewards, terminated, truncated):
+        e = self.engine
+        step_batch(e.blob, e.blob_dtype, self._obs_tables, states, actions, template, dice.dv, dice.ds,
+                   *self._no_events, obs, self._marks(obs), mask, self._cost, player, rewards, terminated, truncated)
+
+    def observe_batch(self, states, players, obs):
+        observe_batch_kernel(self.engine.blob, self.engine.blob_dtype, self._obs_tables, states, players, obs)
+
+    def state_view(self, buf: np.ndarray):
+        """One game of the batch as an engine state (its fields are views of ``buf``)."""
+        return self.engine.state_class(buf)
+
+    def to_position(self, buf: np.ndarray) -> dict[str, Any]:
+        return self.engine.to_position(self.engine.state_class(buf.copy()))
+
+    def from_position(self, position: dict[str, Any], dice) -> np.ndarray:
+        return self.engine.new_state({"position": position}, dice).buf

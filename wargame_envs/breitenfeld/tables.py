@@ -1,0 +1,154 @@
+"""The scenario's tables as the compiled rules read them: the ints and int64 arrays of :class:`Tables`,
+packed into one int64 array (the *blob*) laid out by a structured dtype.
+
+:func:`kernel_tables` builds them from the loaded data (``data.BreitenfeldData``), :func:`pack_tables`
+packs them once per engine; the compiled entry points (``compiled.py``, ``batch.py``) take ``(blob, dt)``
+as arguments (never module globals, so the on-disk cache of the compiled code stays valid for any
+``data_dir``) and :func:`unpack` reads the blob as one numba record ``T`` (``T.nu``, ``T.neighbors[h, d]``),
+which every rule function takes. Flags are 0/1 ints. :func:`fields` slices the state buffer into its
+fields.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+
+from numba import config
+
+from ..core.jit import COMPILED, kernel
+from .state import RESULT_CODES
+
+#: the int fields of :class:`Tables`, then its arrays with their number of dimensions
+SCALARS = (
+    "nu", "nl", "na", "nc", "nh", "n_armies", "corps0", "piece0", "hex0", "n_actions", "turns", "saxon_army",
+    "swede_army", "saxon_exit", "vp_per_sp", "vp_per_art", "exit_scores", "release_distance",
+    "all_in_command_turns", "undisrupt_on", "max_roll", "disrupted_hexes", "demoralized_hexes", "charge_min_hexes",
+    "charge_mult", "vis_moderate_undisrupt_on", "vis_restricted_range",
+)
+ARRAYS = (
+    "neighbors", "dist", "step_to", "step_cost", "edge_step", "on_edge", "is_slope", "hilltop", "woods",
+    "blocks_los", "defense_mult", "defense_needs_slope", "axial", "axial_index", "axial_origin", "unit_side",
+    "unit_army", "unit_corps", "unit_kind", "unit_strength", "unit_dstrength", "unit_ma", "leader_side",
+    "leader_corps", "leader_value", "leader_ma", "leader_vp", "art_side", "corps_side", "corps_units",
+    "corps_n_units", "corps_leaders", "corps_n_leaders", "corps_pieces", "corps_n_pieces", "main_army", "crt",
+    "crt_x", "crt_y", "art_fire", "demor_level", "release_turn", "vis_rolls",
+)
+NDIM = {"neighbors": 2, "dist": 2, "step_to": 3, "step_cost": 3, "edge_step": 3, "on_edge": 2, "is_slope": 1, "hilltop": 1, "woods": 1, "blocks_los": 1, "defense_mult": 1, "defense_needs_slope": 1, "axial": 2, "axial_index": 2, "axial_origin": 1, "unit_side": 1, "unit_army": 1, "unit_corps": 1, "unit_kind": 1, "unit_strength": 1, "unit_dstrength": 1, "unit_ma": 1, "leader_side": 1, "leader_corps": 1, "leader_value": 1, "leader_ma": 1, "leader_vp": 1, "art_side": 1, "corps_side": 1, "corps_units": 2, "corps_n_units": 1, "corps_leaders": 2, "corps_n_leaders": 1, "corps_pieces": 2, "corps_n_pieces": 1, "main_army": 1, "crt": 2, "crt_x": 1, "crt_y": 1, "art_fire": 2, "demor_level": 1, "release_turn": 1, "vis_rolls": 1}
+Tables = namedtuple("Tables", SCALARS + ARRAYS)
+
+
+def _padded(rows, width: int = 1) -> np.ndarray:
+    """Ragged int rows as a -1 padded (n, width) array."""
+    width = max([len(r) for r in rows] + [width])
+    out = np.full((len(rows), width), -1, dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, :len(r)] = r
+    return out
+
+
+def kernel_tables(D) -> Tables:
+    """The tables of the data ``D`` (arrays as numpy int64)."""
+    g = D.grid
+    corps_pieces = [tuple(D.corps_units[c]) + tuple(D.n_units + l for l in D.corps_leaders[c]) for c in range(D.n_corps)]
+    ratios = [c.split("-") for c in D.crt_columns]
+    army = lambda name: D.army_ids.index(name) if name in D.army_ids else -1  # noqa: E731
+    t = dict(
+        nu=D.n_units, nl=D.n_leaders, na=D.n_art, nc=D.n_corps, nh=g.n, n_armies=len(D.army_ids),
+        corps0=6, piece0=6 + D.n_corps, hex0=6 + D.n_corps + D.n_units + D.n_leaders,
+        n_actions=6 + D.n_corps + D.n_units + D.n_leaders + g.n, turns=D.turns,
+        saxon_army=army("saxons"), swede_army=army("swedes"), saxon_exit=int(D.saxon_exit),
+        vp_per_sp=D.vp_per_sp, vp_per_art=D.vp_per_art, exit_scores=int(D.exit_scores),
+        release_distance=D.release_distance, all_in_command_turns=D.all_in_command_turns,
+        undisrupt_on=D.undisrupt_on, max_roll=D.max_roll, disrupted_hexes=D.disrupted_hexes,
+        demoralized_hexes=D.demoralized_hexes, charge_min_hexes=D.charge_min_hexes, charge_mult=D.charge_mult,
+        vis_moderate_undisrupt_on=D.vis_moderate_undisrupt_on, vis_restricted_range=D.vis_restricted_range,
+        neighbors=g.neighbors, dist=g.dist, step_to=np.stack(D.step_to), step_cost=np.stack(D.step_cost),
+        edge_step=np.stack([_padded(D.edge_step[s], 2) for s in (0, 1)]), on_edge=D.on_edge,
+        is_slope=D.is_slope, hilltop=D.is_hilltop, woods=[t == "woods" for t in D.hex_terrain_name],
+        blocks_los=D.blocks_los, defense_mult=D.defense_mult, defense_needs_slope=D.defense_needs_slope,
+        axial=g.axial, axial_index=g.axial_index, axial_origin=g.axial_origin,
+        unit_side=D.unit_side, unit_army=D.unit_army, unit_corps=D.unit_corps, unit_kind=D.unit_kind,
+        unit_strength=D.unit_strength, unit_dstrength=D.unit_dstrength, unit_ma=D.unit_ma,
+        leader_side=D.leader_side, leader_corps=D.leader_corps, leader_value=D.leader_value,
+        leader_ma=D.leader_ma, leader_vp=D.leader_vp, art_side=D.art_side, corps_side=D.corps_side,
+        corps_units=_padded(D.corps_units), corps_n_units=[len(r) for r in D.corps_units],
+        corps_leaders=_padded(D.corps_leaders), corps_n_leaders=[len(r) for r in D.corps_leaders],
+        corps_pieces=_padded(corps_pieces), corps_n_pieces=[len(r) for r in corps_pieces],
+        main_army=[next(a for a, sd in enumerate(D.army_side) if sd == side) for side in (0, 1)],
+        crt=[[RESULT_CODES.index(r) for r in row] for row in D.crt],
+        crt_x=[int(x) for x, _ in ratios], crt_y=[int(y) for _, y in ratios],
+        art_fire=np.asarray(D.art_fire, dtype=np.int64).reshape(-1, 2), demor_level=D.demor_level,
+        release_turn=D.release_turn, vis_rolls=D.vis_rolls,
+    )
+    for name in ARRAYS:
+        t[name] = np.asarray(t[name]).astype(np.int64)
+        assert t[name].ndim == NDIM[name], name
+    return Tables(**t)
+
+
+def pack_tables(T: Tables) -> tuple[np.ndarray, np.dtype]:
+    """``(blob, dt)``: the tables as one read-only int64 array and its layout, a structured dtype with a
+    field per name of :class:`Tables` (arrays as sub-arrays)."""
+    dt = np.dtype([(name, np.int64) for name in SCALARS] +
+                  [(name, np.int64, getattr(T, name).shape) for name in ARRAYS])
+    rec = np.zeros(1, dtype=dt)
+    for name in SCALARS + ARRAYS:
+        rec[0][name] = getattr(T, name)
+    blob = rec.view(np.int64)
+    blob.setflags(write=False)
+    return blob, dt
+
+
+def record(arr: np.ndarray, dt: np.dtype) -> np.record:
+    """``arr``'s memory as one numpy record of dtype ``dt`` (array fields are views)."""
+    return arr.view(dtype=dt, type=np.recarray)[0]
+
+
+if config.DISABLE_JIT or not COMPILED:
+    unpack = record
+else:
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def unpack(typingctx, arr, dt):
+        """The :class:`Tables` view of a blob: ``arr``'s memory as one record of dtype ``dt``. A numba
+        record is a pointer to its data: reading ``T.neighbors[h, d]`` costs what an array read costs,
+        and handing ``T`` to a rule function costs one pointer (a tuple of arrays would cost a reference
+        count per array and call)."""
+        rec = dt.dtype
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+            return builder.bitcast(ary.data, context.get_value_type(rec))
+
+        return rec(arr, dt), codegen
+
+
+@kernel
+def fields(buf, T):
+    """The state buffer's fields as views, in ``state.make_state_class`` order: u_hex, u_dis, u_flags,
+    u_start, l_hex, l_flags, a_hex, a_owner, a_target, cup, g."""
+    nu, nl, na, nc = T.nu, T.nl, T.na, T.nc
+    o1 = 4 * nu
+    o2 = o1 + 2 * nl
+    o3 = o2 + 3 * na
+    return (buf[0:nu], buf[nu:2 * nu], buf[2 * nu:3 * nu], buf[3 * nu:o1], buf[o1:o1 + nl], buf[o1 + nl:o2],
+            buf[o2:o2 + na], buf[o2 + na:o2 + 2 * na], buf[o2 + 2 * na:o3], buf[o3:o3 + nc], buf[o3 + nc:])
+
+
+@kernel
+def globals_of(buf, T):
+    """The view ``g`` of the scalars (``state.G_*``)."""
+    return buf[4 * T.nu + 2 * T.nl + 3 * T.na + T.nc:]
+
+
+@kernel
+def unit_at(u_hex, nh):
+    """``at[hex]``: the unit in each hex (-1 none; the last listed where a position stacks two)."""
+    at = np.full(nh, -1, np.int64)
+    for u in range(u_hex.size):
+        if u_hex[u] >= 0:
+            at[u_hex[u]] = u
+    return at
