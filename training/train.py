@@ -146,8 +146,16 @@ class TrainArgs:
     progress: bool = True
     """show a tqdm progress bar over the budget"""
     backend: str = "default"
-    """training engine: default (MaskablePPO in this process) or rllib (Ray RLlib, training.rllib_backend; needs
+    """training engine: default (MaskablePPO on per-game envs in this process), batched (masked PPO on the batched
+    compiled games of wargame_envs.vector, training.batched) or rllib (Ray RLlib, training.rllib_backend; needs
     pip install 'wargame-envs[rllib]')"""
+    self_play: bool = True
+    """--backend batched: the learner itself is in the pool (both seats of such a game train it)"""
+    kl_coef: float = 0.0
+    """--backend batched: weight of KL(scripted || policy), the policy's cross-entropy on the scripted agent's choice,
+    which keeps PPO close to the heuristic it imitated (0 = off)"""
+    kl_half_life: int = 1_000_000
+    """--backend batched: learner steps over which the KL weight halves"""
     num_env_runners: int = 2
     """--backend rllib: Ray EnvRunner processes sampling games (0 = sample in the trainer's process)"""
     address: str = ""
@@ -196,11 +204,12 @@ def from_namespace(ns: argparse.Namespace) -> TrainArgs:
     return TrainArgs(**{f.name: getattr(ns, f.name) for f in dataclasses.fields(TrainArgs)})
 
 
+BACKENDS = ("default", "batched", "rllib")
 # (field, smallest allowed value) of the numeric arguments
 MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
             ("snapshot_every", 1), ("pool_size", 0), ("max_steps", 1), ("seed", 0), ("threads", 1),
             ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0),
-            ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1))
+            ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1), ("kl_coef", 0), ("kl_half_life", 1))
 
 
 def check_args(args: TrainArgs) -> TrainArgs:
@@ -231,8 +240,8 @@ def check_args(args: TrainArgs) -> TrainArgs:
             raise UsageError(f"--{name} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
     if args.resume and args.overwrite:
         raise UsageError("give --resume (continue the run in --out) or --overwrite (replace it), not both")
-    if args.backend not in ("default", "rllib"):
-        raise UsageError(f"--backend must be one of default, rllib, got {args.backend!r}")
+    if args.backend not in BACKENDS:
+        raise UsageError(f"--backend must be one of {', '.join(BACKENDS)}, got {args.backend!r}")
     if args.backend == "rllib":
         import importlib.util
 

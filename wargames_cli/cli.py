@@ -345,6 +345,8 @@ def cmd_train(args) -> int:
 
     if train_args.backend == "rllib":  # Ray is imported there only
         from training.rllib_backend import train_rllib as run
+    elif train_args.backend == "batched":
+        from training.batched import train_batched as run
     else:
         run = T.train
     result = run(dataclasses.replace(train_args, eval_games=0))

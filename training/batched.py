@@ -1,0 +1,485 @@
+"""Batched self-play masked PPO (CleanRL-style) on the batched games of ``wargame_envs.vector``.
+
+    wargames train berestechko --backend batched --minutes 7
+
+``--backend batched`` trains the same network, warm start, opponent pool and checkpoint format as the
+default backend (MaskablePPO on per-game envs), but steps ``n_envs`` games per call and evaluates
+everything that decides in them as batches:
+
+- **Games.** One :class:`~wargame_envs.core.vector.VectorGame` of ``n_envs`` games. Each game's episode
+  has an opponent drawn from the PFSP pool (``training.selfplay.OpponentPool``), plus ``self``: the
+  learner itself in both seats, so that both seats' decisions train it. The learner's seat alternates
+  from game to game.
+- **One step = one decision in every game.** The policy input of every row is built at once (the
+  observation and, with ``hint="scripted"``, a one-hot of the scripted agent's choice, computed for
+  all games by one batched call); the rows the learner decides get one forward pass, the others their
+  opponent's batched choice (a pool snapshot's numpy forward, the scripted choice already computed
+  for the hint, or a random legal action). Every learner row is a sample.
+- **Returns per seat.** A game's decisions alternate irregularly between the seats, so advantages are
+  computed per (game, seat) chain: rewards that arrive on the other seat's moves (the end of the game)
+  are credited to the seat's previous decision (see :func:`advantages`).
+- **Network** (the design): the policy and critic are the SB3 ``MlpPolicy`` of the default backend
+  (separate actor and critic MLPs of ``net_arch``), so checkpoints, ``ckpt:`` agents, the numpy
+  :class:`~agents.mlp.MlpActor` and ``python -m training.export`` work unchanged. One network plays
+  both sides: the observation carries a ``me`` one-hot, and the critic reads it, so its value is the
+  value of the seat to move.
+- **Keeping what the heuristic knows** (piKL / AlphaStar-style): besides the imitation warm start, the
+  loss adds ``kl_coef x KL(scripted || policy)``, the cross-entropy of the policy on the scripted
+  agent's choice (the hint), whose weight halves every ``kl_half_life`` learner steps, so PPO may leave
+  the heuristic only where its returns say so.
+
+Throughput is reported as learner samples per second of rollout and update time (the trainer's log).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+SELF = "self"
+
+
+# ============================================================================ batched hint
+
+class BatchHint:
+    """The scripted agent's choice in every game of a batch: the battle's compiled batched heuristic
+    where it has one (``backend.scripted_actions``), else the Python agent game by game."""
+
+    def __init__(self, vec, battle: str, seed: int):
+        self.vec, self.backend = vec, vec.backend
+        self.out = np.zeros(vec.num_envs, dtype=np.int64)
+        self._compiled = getattr(self.backend, "scripted_actions", None)
+        if self._compiled is None:
+            from agents.scripted import make_scripted_agent
+
+            self.agent = make_scripted_agent(battle, seed)
+
+    def actions(self, step) -> np.ndarray:
+        if self._compiled is not None:
+            self._compiled(self.vec.states, step.action_mask, self.out)
+            return self.out
+        engine, out = self.backend.engine, self.out
+        out[:] = 0
+        for i in np.flatnonzero(step.action_mask.any(axis=1)):
+            state = self.backend.state_view(self.vec.states[i])
+            out[i] = self.agent.act(engine, state, int(step.current_player[i]), step.action_mask[i])
+        return out
+
+
+# ============================================================================ advantages
+
+def advantages(values, learner, seat, rewards, done, last_values, gamma: float, lam: float):
+    """GAE per (game, seat) chain over a rollout of T batched steps.
+
+    ``values``/``learner``/``seat``: (T, N) value estimates, learner-decision flags and the seat that
+    decided; ``rewards``: (T, N, 2) paid by step t; ``done``: (T, N) the game ended on step t;
+    ``last_values``: (N, 2) bootstrap values after the rollout. Rewards between two decisions of a seat
+    (including the end of the game on the other seat's move) belong to the earlier decision. Returns
+    (advantages, returns), (T, N), zero where ``learner`` is False."""
+    T, N = values.shape
+    adv = np.zeros((T, N), dtype=np.float32)
+    next_v = last_values.astype(np.float32).copy()
+    next_adv = np.zeros((N, 2), dtype=np.float32)
+    r_acc = np.zeros((N, 2), dtype=np.float32)
+    rows = np.arange(N)
+    for t in range(T - 1, -1, -1):
+        ended = done[t]
+        next_v[ended] = 0.0
+        next_adv[ended] = 0.0
+        r_acc[ended] = 0.0
+        r_acc += rewards[t]
+        i = rows[learner[t]]
+        s = seat[t, i]
+        delta = r_acc[i, s] + gamma * next_v[i, s] - values[t, i]
+        a = delta + gamma * lam * next_adv[i, s]
+        adv[t, i] = a
+        next_adv[i, s], next_v[i, s], r_acc[i, s] = a, values[t, i], 0.0
+    return adv, adv + values
+
+
+# ============================================================================ self-play games
+
+@dataclass
+class Rollout:
+    inputs: np.ndarray   # (T, N, W) policy inputs
+    masks: np.ndarray    # (T, N, A)
+    actions: np.ndarray  # (T, N)
+    logp: np.ndarray
+    values: np.ndarray
+    learner: np.ndarray  # (T, N) bool: a learner decision (a sample)
+    seat: np.ndarray     # (T, N) seat that decided
+    hints: np.ndarray    # (T, N) the scripted choice
+    rewards: np.ndarray  # (T, N, 2)
+    done: np.ndarray     # (T, N)
+
+
+class SelfPlayGames:
+    """``n_envs`` games against the pool; :meth:`collect` plays ``n_steps`` batched steps."""
+
+    def __init__(self, args, pool, policy_fn, value_fn, seed: int):
+        import wargame_envs.vector as vector
+        from agents.hint import input_size
+
+        self.args, self.pool, self.policy_fn, self.value_fn = args, pool, policy_fn, value_fn
+        self.vec = vector.make(args.battle, args.n_envs, seed=seed)
+        self.engine = self.vec.backend.engine
+        n, self.obs_size, self.num_actions = args.n_envs, self.vec.obs_size, self.vec.num_actions
+        self.width = input_size(self.obs_size, self.num_actions, args.hint)
+        self.hint = BatchHint(self.vec, args.battle, seed + 1) if args.hint or "scripted" in pool.entries else None
+        self.rng = np.random.default_rng(seed + 2)
+        self.opponent: list[str] = [SELF] * n
+        self.learner_seat = np.zeros(n, dtype=np.int64)  # -1: both seats (self-play game)
+        self.games_started = 0
+        self.step = self.vec.reset()
+        for i in range(n):
+            self._draw(i)
+        self.inputs = np.zeros((n, self.width), dtype=np.float32)
+        self.finished: list[tuple[str, int, float]] = []  # (opponent, learner seat, learner score)
+
+    def _draw(self, i: int) -> None:
+        side = self.games_started % 2
+        self.games_started += 1
+        entry = self.pool.sample(side, self.rng)
+        self.opponent[i] = entry.name
+        self.learner_seat[i] = -1 if entry.kind == SELF else side
+
+    def _build_inputs(self, hints: np.ndarray) -> np.ndarray:
+        x, o = self.inputs, self.obs_size
+        x[:, :o] = self.step.observation
+        if self.width > o:
+            x[:, o:] = 0.0
+            legal = self.step.action_mask.any(axis=1)
+            x[np.flatnonzero(legal), o + hints[legal]] = 1.0
+        return x
+
+    def _opponent_actions(self, rows: np.ndarray, x, mask, hints, out) -> None:
+        by_name: dict[str, list[int]] = {}
+        for i in rows:
+            by_name.setdefault(self.opponent[i], []).append(int(i))
+        for name, idx in by_name.items():
+            idx = np.asarray(idx)
+            entry = self.pool.entries.get(name)
+            kind = "random" if entry is None else (entry.kind if entry.kind == "snapshot" else name)
+            if kind == "scripted":
+                out[idx] = hints[idx]
+            elif kind == "snapshot":
+                z = np.where(mask[idx], entry.agent.actor.logits(x[idx]).astype(np.float64), -np.inf)
+                if self.pool.deterministic_snapshots:
+                    out[idx] = z.argmax(axis=1)
+                else:
+                    g = self.rng.gumbel(size=z.shape)
+                    out[idx] = (z + g).argmax(axis=1)
+            else:  # random, or an opponent dropped from the pool while its game went on
+                out[idx] = np.where(mask[idx], self.rng.random(mask[idx].shape), -1.0).argmax(axis=1)
+
+    def collect(self, n_steps: int) -> tuple[Rollout, np.ndarray]:
+        n, A = self.args.n_envs, self.num_actions
+        ro = Rollout(np.zeros((n_steps, n, self.width), np.float32), np.zeros((n_steps, n, A), bool),
+                     np.zeros((n_steps, n), np.int64), np.zeros((n_steps, n), np.float32),
+                     np.zeros((n_steps, n), np.float32), np.zeros((n_steps, n), bool), np.zeros((n_steps, n), np.int64),
+                     np.zeros((n_steps, n), np.int64), np.zeros((n_steps, n, 2), np.float32),
+                     np.zeros((n_steps, n), bool))
+        actions = np.zeros(n, dtype=np.int64)
+        for t in range(n_steps):
+            st = self.step
+            legal = st.action_mask.any(axis=1)
+            hints = self.hint.actions(st) if self.hint is not None else np.zeros(n, np.int64)
+            x = self._build_inputs(hints)
+            player = st.current_player
+            mine = legal & ((self.learner_seat < 0) | (self.learner_seat == player))
+            rows = np.flatnonzero(mine)
+            actions[:] = 0
+            if rows.size:
+                a, logp, v = self.policy_fn(x[rows], st.action_mask[rows])
+                actions[rows], ro.logp[t, rows], ro.values[t, rows] = a, logp, v
+            self._opponent_actions(np.flatnonzero(legal & ~mine), x, st.action_mask, hints, actions)
+            ro.inputs[t], ro.masks[t], ro.actions[t] = x, st.action_mask, actions
+            ro.learner[t], ro.seat[t], ro.hints[t] = mine, player, hints
+            self.step = st = self.vec.step(actions)
+            ro.rewards[t] = st.rewards
+            ro.done[t] = ended = st.terminated | st.truncated
+            for i in np.flatnonzero(ended):
+                self._finish(int(i), st)
+        return ro, self._last_values()
+
+    def _finish(self, i: int, st) -> None:
+        seat = int(self.learner_seat[i])
+        if seat >= 0:
+            r = float(st.rewards[i, seat])
+            score = 1.0 if r > 0 else (0.0 if r < 0 else 0.5)
+            self.pool.record(self.opponent[i], seat, score)
+            self.finished.append((self.opponent[i], seat, score))
+        self._draw(i)
+
+    def _last_values(self) -> np.ndarray:
+        """Bootstrap values (N, 2): the critic's value for the seat to move; for the other seat, 0 with
+        ``done`` handling in :func:`advantages` taking care of finished games (a seat's unfinished tail
+        is bootstrapped from the mover's value, negated: the game is zero-sum)."""
+        st, n = self.step, self.args.n_envs
+        hints = self.hint.actions(st) if self.hint is not None else np.zeros(n, np.int64)
+        v = self.value_fn(self._build_inputs(hints))
+        out = np.zeros((n, 2), dtype=np.float32)
+        rows = np.arange(n)
+        p = st.current_player
+        out[rows, p] = v
+        out[rows, 1 - p] = -v
+        return out
+
+
+# ============================================================================ network and update
+
+class MaskedActorCritic:
+    """The SB3 ``MlpPolicy`` of the default backend, driven directly: masked logits, values, samples."""
+
+    def __init__(self, policy, device: str):
+        import torch
+
+        self.policy, self.device, self.torch = policy, device, torch
+
+    def _latent(self, x):
+        p = self.policy
+        return p.mlp_extractor(p.extract_features(x, p.pi_features_extractor))
+
+    def logits_values(self, x, mask):
+        pi, vf = self._latent(x)
+        logits = self.policy.action_net(pi).masked_fill(~mask, -1e8)
+        return logits, self.policy.value_net(vf).squeeze(-1)
+
+    def act(self, x: np.ndarray, mask: np.ndarray):
+        torch = self.torch
+        with torch.no_grad():
+            xt = torch.as_tensor(x, device=self.device)
+            logits, v = self.logits_values(xt, torch.as_tensor(mask, device=self.device))
+            logp_all = torch.log_softmax(logits, dim=-1)
+            a = torch.distributions.Categorical(logits=logits).sample()
+            logp = logp_all.gather(1, a[:, None]).squeeze(1)
+        return a.cpu().numpy(), logp.cpu().numpy(), v.cpu().numpy()
+
+    def value(self, x: np.ndarray) -> np.ndarray:
+        torch = self.torch
+        with torch.no_grad():
+            _, vf = self._latent(torch.as_tensor(x, device=self.device))
+            return self.policy.value_net(vf).squeeze(-1).cpu().numpy()
+
+
+def ppo_update(net: MaskedActorCritic, optimizer, ro: Rollout, adv: np.ndarray, ret: np.ndarray, args,
+               kl_coef: float, rng: np.random.Generator) -> dict[str, float]:
+    """Clipped PPO over the rollout's learner samples, plus ``kl_coef`` x cross-entropy on the hint."""
+    torch = net.torch
+    sel = ro.learner
+    dev = net.device
+    data = {k: torch.as_tensor(v[sel], device=dev) for k, v in
+            (("x", ro.inputs), ("mask", ro.masks), ("a", ro.actions), ("logp", ro.logp), ("adv", adv),
+             ("ret", ret), ("hint", ro.hints))}
+    n = int(sel.sum())
+    stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "kl_hint": 0.0, "approx_kl": 0.0, "clip_frac": 0.0}
+    if n == 0:
+        return stats
+    batches = 0
+    for _ in range(args.n_epochs):
+        for idx in np.array_split(rng.permutation(n), max(1, n // args.batch_size)):
+            i = torch.as_tensor(idx, device=dev)
+            logits, v = net.logits_values(data["x"][i], data["mask"][i])
+            logp_all = torch.log_softmax(logits, dim=-1)
+            logp = logp_all.gather(1, data["a"][i][:, None]).squeeze(1)
+            ratio = torch.exp(logp - data["logp"][i])
+            a = data["adv"][i]
+            a = (a - a.mean()) / (a.std() + 1e-8) if len(idx) > 1 else a
+            pg = torch.max(-a * ratio, -a * torch.clamp(ratio, 1 - args.clip_range, 1 + args.clip_range)).mean()
+            v_loss = 0.5 * ((v - data["ret"][i]) ** 2).mean()
+            probs = logp_all.exp()
+            entropy = -(probs * torch.where(data["mask"][i], logp_all, torch.zeros_like(logp_all))).sum(-1).mean()
+            kl_hint = -logp_all.gather(1, data["hint"][i][:, None]).mean()
+            loss = pg + args.vf_coef * v_loss - args.ent_coef * entropy + kl_coef * kl_hint
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.policy.parameters(), 0.5)
+            optimizer.step()
+            with torch.no_grad():
+                stats["pg_loss"] += float(pg)
+                stats["v_loss"] += float(v_loss)
+                stats["entropy"] += float(entropy)
+                stats["kl_hint"] += float(kl_hint)
+                stats["approx_kl"] += float(((ratio - 1) - torch.log(ratio)).mean())
+                stats["clip_frac"] += float(((ratio - 1).abs() > args.clip_range).float().mean())
+            batches += 1
+    return {k: v / max(batches, 1) for k, v in stats.items()}
+
+
+# ============================================================================ training run
+
+class _ModelShim:
+    """What ``training.train``'s warm start and checkpoint helpers read from a model."""
+
+    def __init__(self, policy, device: str):
+        self.policy, self.device = policy, device
+        self.num_timesteps, self._n_updates = 0, 0
+
+
+def build_network(args, engine, device: str):
+    from agents.hint import input_size
+    from training.checkpoints import build_policy
+    from training.train import hidden_sizes
+
+    sizes = hidden_sizes(args.net_arch)
+    meta = {"obs_size": input_size(engine.obs_layout.size, engine.num_actions, args.hint),
+            "num_actions": engine.num_actions, "net_arch": {"pi": sizes, "vf": sizes}, "activation": args.activation}
+    policy = build_policy(meta, device=device)
+    for g in policy.optimizer.param_groups:
+        g["lr"] = args.learning_rate
+    return policy
+
+
+def checkpoint_meta(args, engine, shim: _ModelShim, pool, train_seconds: float) -> dict[str, Any]:
+    from training.checkpoints import layout_digest
+    from training.train import hidden_sizes
+    from wargame_envs.registry import resolve
+
+    sizes = hidden_sizes(args.net_arch)
+    return {"battle": args.battle.rsplit("_v", 1)[0], "env": resolve(args.battle), "obs_size": engine.obs_layout.size,
+            "obs_layout": layout_digest(engine), "num_actions": engine.num_actions,
+            "net_arch": {"pi": sizes, "vf": sizes}, "activation": args.activation, "hint": args.hint,
+            "timesteps": int(shim.num_timesteps), "n_updates": int(shim._n_updates),
+            "train_seconds": float(train_seconds), "args": dataclasses.asdict(args), "pool": pool.stats()}
+
+
+def train_batched(args):
+    """``wargames train --backend batched``: see the module docstring. Returns a ``TrainResult``."""
+    import torch
+    from stable_baselines3.common.logger import configure
+
+    from agents.mlp import MlpActor
+    from training.checkpoints import load_checkpoint, save_checkpoint
+    from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate,
+                                imitation_warm_start, make_pool, prepare_out, resolve_device)
+
+    args = check_args(args)
+    out = prepare_out(args)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    device = resolve_device(args.device)
+    pool, missing = make_pool(args)
+    for m in missing:
+        print(f"note: baseline opponent left out of the pool: {m}", file=sys.stderr)
+    if args.self_play > 0:
+        pool.add(SELF, None, SELF)
+    from wargame_envs.registry import make_engine
+
+    engine = make_engine(args.battle)
+    policy = build_network(args, engine, device)
+    shim = _ModelShim(policy, device)
+    ckpt, prior_seconds = checkpoint_path(args), 0.0
+    if args.resume and ckpt.exists():
+        c = load_checkpoint(ckpt, engine=engine, device=device)
+        policy.load_state_dict(c.policy_state, strict=True)
+        policy.optimizer.load_state_dict(c.optimizer_state)
+        shim.num_timesteps, shim._n_updates = int(c.meta["timesteps"]), int(c.meta.get("n_updates", 0))
+        pool.restore(c.meta["pool"], c.pool_arrays, c.meta["activation"], seed=shim.num_timesteps)
+        prior_seconds = float(c.meta.get("train_seconds", 0.0))
+        print(f"resumed from {ckpt} at {shim.num_timesteps} timesteps", file=sys.stderr)
+    t0 = time.time()
+    deadline = t0 + args.minutes * 60 if args.minutes > 0 else float("inf")
+    if shim.num_timesteps == 0 and args.imitation_games > 0 and "scripted" in pool.entries:
+        t = time.time()
+        bc = imitation_warm_start(shim, args)
+        print(f"imitation warm start: {bc['decisions']:.0f} scripted decisions, actor accuracy "
+              f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
+    logger = configure(str(out / "tb"), ["tensorboard", "csv"])
+    net = MaskedActorCritic(policy, device)
+    games = SelfPlayGames(args, pool, net.act, net.value, seed=args.seed + shim.num_timesteps)
+    kl_on = bool(args.hint) or "scripted" in pool.entries
+    rng = np.random.default_rng(args.seed)
+    cap = args.total_timesteps if args.total_timesteps is not None else 10**15
+    start_steps, t_learn, busy = shim.num_timesteps, time.time(), 0.0
+    next_snapshot = (shim.num_timesteps // args.snapshot_every + 1) * args.snapshot_every
+    next_ckpt = time.time() + args.checkpoint_minutes * 60
+
+    def save_now() -> Path:
+        meta = checkpoint_meta(args, engine, shim, pool, prior_seconds + time.time() - t0)
+        return save_checkpoint(ckpt, meta, policy.state_dict(), policy.optimizer.state_dict(), pool.snapshot_arrays())
+
+    bar = _progress(args, deadline, cap, start_steps)
+    try:
+        while time.time() < deadline and shim.num_timesteps < cap:
+            t_iter = time.time()
+            ro, last_v = games.collect(args.n_steps)
+            adv, ret = advantages(ro.values, ro.learner, ro.seat, ro.rewards, ro.done, last_v, args.gamma,
+                                  args.gae_lambda)
+            kl_coef = args.kl_coef * 0.5 ** ((shim.num_timesteps - start_steps) / args.kl_half_life) if kl_on else 0.0
+            stats = ppo_update(net, policy.optimizer, ro, adv, ret, args, kl_coef, rng)
+            busy += time.time() - t_iter
+            samples = int(ro.learner.sum())
+            shim.num_timesteps += samples
+            shim._n_updates += 1
+            _log(logger, games, stats, kl_coef, shim.num_timesteps - start_steps, busy)
+            logger.dump(shim.num_timesteps)
+            if shim.num_timesteps >= next_snapshot:
+                actor = MlpActor.from_state_dict(policy.state_dict(), args.activation)
+                pool.add_snapshot(actor, shim.num_timesteps, seed=args.seed + shim.num_timesteps)
+                next_snapshot += args.snapshot_every
+            if time.time() >= next_ckpt:
+                save_now()
+                next_ckpt = time.time() + args.checkpoint_minutes * 60
+            if bar is not None:
+                bar.update(shim.num_timesteps, time.time())
+    except KeyboardInterrupt:
+        print("\ninterrupted: saving a checkpoint", file=sys.stderr)
+    finally:
+        if bar is not None:
+            bar.close()
+    seconds = time.time() - t_learn
+    path = save_now()
+    steps = shim.num_timesteps - start_steps
+    actor = MlpActor.from_state_dict(policy.state_dict(), args.activation)
+    evaluation = evaluate(actor, args) if args.eval_games > 0 else {}
+    if evaluation:
+        (out / "eval.json").write_text(json.dumps({"about": checkpoint_about(path), **evaluation}, indent=1))
+    return TrainResult(path, int(shim.num_timesteps), int(steps), seconds, steps / max(busy, 1e-9), evaluation,
+                       missing)
+
+
+def _log(logger, games: SelfPlayGames, stats: dict[str, float], kl_coef: float, steps: int, busy: float) -> None:
+    for k, v in stats.items():
+        logger.record(f"train/{k}", v)
+    logger.record("train/kl_coef", kl_coef)
+    logger.record("time/learner_steps_per_second", steps / max(busy, 1e-9))
+    recent = games.finished[-400:]
+    for name in {o for o, _, _ in recent}:
+        for seat in (0, 1):
+            scores = [s for o, p, s in recent if o == name and p == seat]
+            if scores:
+                logger.record(f"selfplay/win_rate_{name}_{seat}", float(np.mean(scores)))
+    del games.finished[:-400]
+
+
+class _progress:
+    """A tqdm bar over the time budget (or the step cap), when ``args.progress``."""
+
+    def __new__(cls, args, deadline, cap, start):
+        if not args.progress:
+            return None
+        return super().__new__(cls)
+
+    def __init__(self, args, deadline, cap, start):
+        from tqdm import tqdm
+
+        self.by_time = deadline != float("inf")
+        self.t0, self.deadline, self.cap, self.start = time.time(), deadline, cap, start
+        total = round(deadline - self.t0) if self.by_time else cap - start
+        self.bar = tqdm(total=total, unit="s" if self.by_time else "step", desc="training", file=sys.stderr,
+                        mininterval=2.0)
+
+    def update(self, steps: int, now: float) -> None:
+        done = round(min(now, self.deadline) - self.t0 if self.by_time else steps - self.start)
+        self.bar.set_postfix(steps=steps, refresh=False)
+        self.bar.update(done - self.bar.n)
+
+    def close(self) -> None:
+        self.bar.close()
