@@ -1,10 +1,14 @@
 """A scripted heuristic player for ``berestechko_v0`` (either side).
 
-It reads only the public position (Berestechko has no hidden information) through the engine's
-public pieces: the legal mask, ``engine.codec.decode``, the state arrays, ``engine.destinations``,
-``combat.resistance`` and ``combat.retreat_options``. Every judgement is an expected value in
-victory points (VP) computed from the exact distribution of the combat result ``CR = AV - DV``
-(sums of the dice each side throws, 8.1.4, 8.2.4).
+It reads only the public position (Berestechko has no hidden information). Every judgement is an
+expected value in victory points (VP) computed from the exact distribution of the combat result
+``CR = AV - DV`` (sums of the dice each side throws, 8.1.4, 8.2.4).
+
+It is a compiled kernel over the state buffer (:func:`score_actions`) that asks the engine's own compiled
+rules what they allow and what they do (destinations, targets, attack dice, resistance, retreat hexes:
+``wargame_envs.berestechko.queries`` / ``combat``), so no rule is written twice. It scores every legal
+action; the best score wins (ties within 1e-9 broken by the agent's seeded generator, exactly as before
+the kernel). :func:`scripted_actions` decides for every game of a batch in one call.
 
 Tactics, decision by decision:
 
@@ -40,12 +44,15 @@ Tactics, decision by decision:
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from wargame_envs.berestechko import combat as C
-from wargame_envs.berestechko.state import CLOSE, INTERACTION, ON_MAP, RANGED, RECON, WITHDRAWN, Phase, S
+from wargame_envs.berestechko import queries as Q
+from wargame_envs.berestechko.actions import OPT
+from wargame_envs.berestechko.state import CLOSE, INTERACTION, ON_MAP, RANGED, RECON, Phase, Reason, S
+from wargame_envs.berestechko.tables import as_record, borrowed
+from wargame_envs.berestechko.victory import victory_points
+from wargame_envs.core.jit import COMPILED, kernel
 
 # Values in victory points.
 CMD_VALUE = 0.3            # what one command in hand is worth
@@ -61,56 +68,617 @@ RETREAT_BEFORE_THRESHOLD = 0.55  # attacker's expected gain above which the defe
 BUY_ACTIVATION_THRESHOLD = 0.9
 CAMP_VALUE = 2.0           # VP of an ordered C-T unit in hex 03/04 at the end
 WAGON_STAY_VALUE = 3.0
+TIE = 1e-9                 # scores this close to the best are ties
+MAX_DICE = 8               # (count, sides) groups of one side of a combat: leader, 5 neighbours, artillery
 
 
 # ------------------------------------------------------------------------- dice arithmetic
-@lru_cache(maxsize=None)
-def sum_pmf(dice: tuple[tuple[int, int], ...]) -> tuple[float, ...]:
-    """Distribution of the sum of ``dice`` (``(count, sides)`` pairs): index = total."""
-    pmf = np.ones(1)
-    for n, sides in dice:
-        face = np.zeros(sides + 1)
-        face[1:] = 1.0 / sides
-        for _ in range(n):
-            pmf = np.convolve(pmf, face)
-    return tuple(pmf.tolist())
+# The sums and convolutions follow numpy's order of operations (``np.convolve``, pairwise ``sum``), the
+# arithmetic the agent used before it was compiled, so its values and decisions are unchanged.
+@kernel
+def block_sum(x, lo, n):
+    """numpy's float64 sum of ``x[lo:lo + n]`` for ``n <= 128``: eight accumulators, from 0.0 below 8."""
+    if n < 8:
+        res = 0.0
+        for i in range(lo, lo + n):
+            res += x[i]
+        return res
+    r = np.empty(8)
+    for j in range(8):
+        r[j] = x[lo + j]
+    i = 8
+    while i < n - n % 8:
+        for j in range(8):
+            r[j] += x[lo + i + j]
+        i += 8
+    res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < n:
+        res += x[lo + i]
+        i += 1
+    return res
 
 
-@lru_cache(maxsize=None)
-def outcome_probs(att: tuple[tuple[int, int], ...], dfn: tuple[tuple[int, int], ...], r: int) -> tuple[float, float, float, float]:
-    """``(P(CR < R), P(CR = R), P(R < CR < 2R), P(CR >= 2R))`` for attack dice ``att`` against
-    defence dice ``dfn`` (empty in ranged combat) and resistance ``r``."""
-    a = np.asarray(sum_pmf(att))
-    d = np.asarray(sum_pmf(dfn))
-    cr = np.convolve(a, d[::-1])        # index i <-> CR = i - (len(d) - 1)
-    off = len(d) - 1
-    values = np.arange(cr.size) - off
-    lt = float(cr[values < r].sum())
-    eq = float(cr[values == r].sum())
-    mid = float(cr[(values > r) & (values < 2 * r)].sum())
-    big = float(cr[values >= 2 * r].sum())
-    return lt, eq, mid, big
+@kernel
+def pairwise_sum(x, lo, hi):
+    """``x[lo:hi].sum()`` as numpy adds float64: blocks of at most 128 summed by :func:`block_sum`, split in
+    halves (a multiple of 8 on the left) and added pairwise (numpy's recursion, unrolled with a stack)."""
+    los, ns, stage = np.empty(64, np.int64), np.empty(64, np.int64), np.empty(64, np.int64)
+    vals = np.empty(64)
+    top, nv = 0, 0
+    los[0], ns[0], stage[0] = lo, hi - lo, 0
+    while top >= 0:
+        start, n = los[top], ns[top]
+        if n <= 128:
+            vals[nv] = block_sum(x, start, n)
+            nv += 1
+            top -= 1
+            continue
+        half = n // 2
+        half -= half % 8
+        if stage[top] == 0:  # the left half first
+            stage[top] = 1
+            top += 1
+            los[top], ns[top], stage[top] = start, half, 0
+        elif stage[top] == 1:  # then the right half
+            stage[top] = 2
+            top += 1
+            los[top], ns[top], stage[top] = start + half, n - half, 0
+        else:  # then their sum
+            vals[nv - 2] = vals[nv - 2] + vals[nv - 1]
+            nv -= 1
+            top -= 1
+    return vals[0]
 
 
-def _key(dice: list[tuple[int, int]]) -> tuple[tuple[int, int], ...]:
-    return tuple(sorted(dice))
+@kernel
+def convolve(a, na, v, nv, out):
+    """``np.convolve(a[:na], v[:nv])`` into ``out``; returns its length."""
+    if nv > na:
+        a, na, v, nv = v, nv, a, na
+    for i in range(na + nv - 1):
+        s = 0.0
+        for j in range(max(0, i - nv + 1), min(i, na - 1) + 1):
+            s += a[j] * v[i - j]
+        out[i] = s
+    return na + nv - 1
 
 
-def attack_dice_at(T, u: int, hu: int, d: int, hd: int, kind: int) -> tuple[int, int]:
-    """The dice of ``combat.attack_dice`` for ``u`` standing at ``hu`` against ``d`` at ``hd``
-    (a hypothetical position: the agent weighs moves before making them). 8.1.5, 8.1.6."""
-    if kind == CLOSE and T.is_tatar[u] and T.is_inf[d]:
-        return 1, 6
-    if T.complex[hu] or T.complex[hd]:
-        return 1, T.die[u]
-    return T.att[u], T.die[u]
+@kernel
+def sum_pmf(count, sides, m, pmf, tmp):
+    """Distribution of the sum of dice groups ``(count[i], sides[i])``, ``i < m``, into ``pmf`` (index =
+    total); returns its length."""
+    face = np.zeros(13)
+    pmf[0] = 1.0
+    n = 1
+    for g in range(m):
+        s = sides[g]
+        face[0] = 0.0
+        for f in range(1, s + 1):
+            face[f] = 1.0 / s
+        for _ in range(count[g]):
+            n = convolve(pmf, n, face, s + 1, tmp)
+            for i in range(n):
+                pmf[i] = tmp[i]
+    return n
 
 
-def activatable(T, s, player: int, value: int | None) -> list[int]:
-    """Units of ``player`` a die of ``value`` (any value: None) may activate (5, 5.1)."""
-    limit = T.rules["activations_per_round"]
-    return [u for u in T.combat_units_of[player]
-            if s.status[u] in (ON_MAP, WITHDRAWN) and s.acts[u] < limit and (value is None or T.act[u] == value)]
+@kernel
+def sort_dice(count, sides, m):
+    """Sort the groups by (count, sides): the distribution's key."""
+    for i in range(1, m):
+        c, s = count[i], sides[i]
+        j = i - 1
+        while j >= 0 and (count[j] > c or (count[j] == c and sides[j] > s)):
+            count[j + 1], sides[j + 1] = count[j], sides[j]
+            j -= 1
+        count[j + 1], sides[j + 1] = c, s
+
+
+@kernel
+def dice_key(count, sides, m):
+    """The sorted groups as one number (5 bits a group: count 1..6, sides 6/8/10/12)."""
+    key = 0
+    for i in range(m):
+        key = key * 32 + (count[i] - 1) * 4 + (sides[i] - 6) // 2 + 1
+    return key
+
+
+@kernel
+def combat_outcomes(cache, acount, asides, na, dcount, dsides, nd, r):
+    """``(P(CR < R), P(CR = R), P(R < CR < 2R), P(CR >= 2R))`` for the attack dice groups against the
+    defence dice groups (none in ranged combat) and resistance ``r``; memoised in ``cache``."""
+    sort_dice(acount, asides, na)
+    sort_dice(dcount, dsides, nd)
+    key = (dice_key(acount, asides, na) * 1024 + dice_key(dcount, dsides, nd)) * 64 + r
+    keyed = 0 <= r < 64  # the key holds R in 6 bits
+    if keyed and key in cache:
+        return cache[key]
+    size = 6 * 12 * MAX_DICE + 1
+    a, d, tmp = np.empty(size), np.empty(size), np.empty(size)
+    la = sum_pmf(acount, asides, na, a, tmp)
+    ld = sum_pmf(dcount, dsides, nd, d, tmp)
+    for i in range(ld):  # the defence distribution reversed: CR = AV - DV
+        tmp[i] = d[ld - 1 - i]
+    cr = np.empty(la + ld)
+    n = convolve(a, la, tmp, ld, cr)   # index i <-> CR = i - off
+    off = ld - 1
+    lo, eq, hi = min(max(r + off, 0), n), r + off, min(max(2 * r + off, 0), n)
+    lt = pairwise_sum(cr, 0, lo)
+    e = cr[eq] if 0 <= eq < n else 0.0
+    mid = pairwise_sum(cr, min(max(eq + 1, 0), n), max(hi, min(max(eq + 1, 0), n)))
+    big = pairwise_sum(cr, hi, n)
+    out = (lt, 0.0 + e, mid, big)
+    if keyed:
+        cache[key] = out
+    return out
+
+
+def new_cache():
+    """An empty memo for :func:`combat_outcomes` (a pure function of the dice: one memo serves every game)."""
+    if not COMPILED:
+        return {}
+    from numba import typed, types  # a plain dict where the JIT is disabled
+
+    return typed.Dict.empty(types.int64, types.UniTuple(types.float64, 4))
+
+
+_CACHE = new_cache()
+
+
+# ================================================================ valuations
+@kernel
+def loss_value(k, g, u):
+    """VP (and more) that ``u``'s enemy gains when ``u`` suffers a loss (8.1.4, 9, 10)."""
+    v = 1.0
+    if g.disorg[u]:
+        v += DESTROY_BONUS  # destroyed: 2 VP instead of 1, and one step to the automatic victory
+    if k.is_tatar[u] and not g.sc[S.TATARS_OUT]:
+        v += WITHDRAW_VALUE if g.sc[S.SPIRIT] <= 1 else SPIRIT_VALUE
+    return v
+
+
+@kernel
+def destroy_value(k, g, u):
+    """Gain of destroying ``u`` outright (an ordered unit takes two losses, 9)."""
+    if g.disorg[u]:
+        return loss_value(k, g, u)
+    v = 2.0 + DESTROY_BONUS
+    if k.is_tatar[u] and not g.sc[S.TATARS_OUT]:
+        v += WITHDRAW_VALUE if g.sc[S.SPIRIT] <= 2 - g.disorg[u] else 2 * SPIRIT_VALUE
+    return v
+
+
+@kernel
+def retreat_value(k, g, u, after_loss):
+    """Gain to the enemy of ``u`` retreating one hex (8.1.7): a side hex costs a loss, no free hex
+    destroys it; wagons turn a retreat into a loss (8.3)."""
+    if C.wagon_with(k, g, u) >= 0:
+        return 0.0 if after_loss else loss_value(k, g, u)
+    options = np.empty(12, dtype=np.int32)
+    n, sideways = C.retreat_options(k, g, u, options)
+    if n == 0:
+        return 2.0 if after_loss else destroy_value(k, g, u)
+    if sideways:
+        return 1.2 if after_loss else loss_value(k, g, u) + DISPLACE_VALUE
+    return DISPLACE_VALUE
+
+
+@kernel
+def close_value(k, g, cache, lead, acount, asides, na, d, def_arty):
+    """Expected gain of a close combat of the attackers' dice against ``d`` (8.1.4)."""
+    dcount, dsides = np.empty(2, dtype=np.int64), np.empty(2, dtype=np.int64)
+    dcount[0], dsides[0] = k.dfn[d], k.die[d]
+    dcount[1], dsides[1] = 1, 6
+    r = C.resistance(k, g, d)
+    lt, _, mid, big = combat_outcomes(cache, acount, asides, na, dcount, dsides, 2 if def_arty else 1, r)
+    loss_d = loss_value(k, g, d)
+    big_v = loss_d + (0.0 if g.disorg[d] else retreat_value(k, g, d, True))
+    if C.wagon_with(k, g, d) >= 0:
+        mid_v = loss_d
+    else:
+        ret = retreat_value(k, g, d, False)
+        defender_picks = k.complex[g.hex[d]] or g.cmd[1 - k.side[lead], RECON] >= 1
+        mid_v = min(loss_d, ret) if defender_picks else max(loss_d, ret)
+    return big * (big_v - ADVANCE_RISK) + mid * (mid_v - ADVANCE_RISK) - lt * loss_value(k, g, lead)
+
+
+@kernel
+def ranged_value(k, g, cache, acount, asides, na, d):
+    """Expected gain of ranged fire against ``d`` (8.2.4, 8.2.6); it never hurts the shooter."""
+    r = C.resistance(k, g, d)
+    none = np.empty(1, dtype=np.int64)
+    lt, eq, mid, big = combat_outcomes(cache, acount, asides, na, none, none, 0, r)
+    hit = mid + big
+    gain = hit * (retreat_value(k, g, d, False) if g.disorg[d] else loss_value(k, g, d))
+    if k.is_tatar[d]:
+        gain += retreat_value(k, g, d, False)  # one additional hex whatever the result (8.2.6)
+    return gain
+
+
+@kernel
+def combat_value(k, g, cache, lead, lead_hex, d, members, nm, att_arty, def_arty):
+    """Expected gain of ``lead`` (standing at ``lead_hex``) and ``members[:nm]`` attacking ``d``."""
+    kind = CLOSE if k.is_cav[lead] else RANGED
+    hd = g.hex[d]
+    acount, asides = np.empty(MAX_DICE, dtype=np.int64), np.empty(MAX_DICE, dtype=np.int64)
+    acount[0], asides[0] = C.attack_dice_at(k, lead, lead_hex, d, hd, kind)
+    for i in range(nm):
+        m = members[i]
+        acount[i + 1], asides[i + 1] = C.attack_dice_at(k, m, g.hex[m], d, hd, kind)
+    na = nm + 1
+    if att_arty:
+        acount[na], asides[na] = 1, 6
+        na += 1
+    if kind == RANGED:
+        return ranged_value(k, g, cache, acount, asides, na, d)
+    v = close_value(k, g, cache, lead, acount, asides, na, d, def_arty)
+    v += -COMPLEX_TARGET_PENALTY if k.complex[hd] else OPEN_TARGET_BONUS
+    return v
+
+
+@kernel
+def plan_attack(k, g, cache, player, lead, lead_hex, d, budget):
+    """Greedy declared attack (6.1.1, 6.1.2): add the adjacent unit that raises the expected gain most
+    while the rise beats ``CMD_VALUE`` and ``budget`` interaction commands last; then artillery by the
+    same rule. Returns the value net of the commands spent."""
+    kind = CLOSE if k.is_cav[lead] else RANGED
+    hd = g.hex[d]
+    pool = np.empty(6, dtype=np.int64)
+    npool = 0
+    for j in range(6):
+        n = k.adj[hd, j]
+        if n < 0:
+            continue
+        v = g.occ[n]
+        if v >= 0 and v != lead and k.side[v] == player and (kind == CLOSE or k.is_inf[v]):
+            pool[npool] = v
+            npool += 1
+    def_arty = kind == CLOSE and k.is_inf[d] and g.cmd[1 - player, INTERACTION] >= 1
+    members = np.empty(MAX_DICE, dtype=np.int64)
+    nm, spent = 0, 0
+    value = combat_value(k, g, cache, lead, lead_hex, d, members, 0, False, def_arty)
+    while npool and spent < budget:
+        best, bi = -np.inf, -1
+        for i in range(npool):  # the highest value; between equal values the higher unit (max of tuples)
+            members[nm] = pool[i]
+            gain = combat_value(k, g, cache, lead, lead_hex, d, members, nm + 1, False, def_arty)
+            if gain > best or (gain == best and pool[i] > pool[bi]):
+                best, bi = gain, i
+        if best - value <= CMD_VALUE:
+            break
+        members[nm] = pool[bi]
+        nm += 1
+        pool[bi] = pool[npool - 1]  # the pool's order does not matter: ties go to the higher unit
+        npool -= 1
+        value, spent = best, spent + 1
+    has_inf = k.is_inf[lead]
+    for i in range(nm):
+        has_inf = has_inf or k.is_inf[members[i]]
+    if has_inf and spent < budget:
+        with_arty = combat_value(k, g, cache, lead, lead_hex, d, members, nm, True, def_arty)
+        if with_arty - value > CMD_VALUE:
+            value, spent = with_arty, spent + 1
+    return value - CMD_VALUE * spent
+
+
+# ---------------------------------------------------------------- positions
+@kernel
+def position_value(k, g, dist, player, u, h):
+    """How good it is for ``u`` to stand at ``h`` after its activation."""
+    v = 0.0
+    if k.is_cossack_inf[u]:
+        w = g.wag[h]
+        if w >= 0 and k.side[w] == player and g.hex[w] == h:
+            v += WAGON_STAY_VALUE
+    if k.complex[h]:
+        v += 0.2
+    near, closest = 0, -1
+    for e in range(k.NC):
+        if k.side[e] != player and g.status[e] == ON_MAP:
+            de = dist[h, g.hex[e]]
+            if de <= 2:
+                near += 1
+            if closest < 0 or de < closest:
+                closest = de
+    if g.disorg[u]:
+        v -= 0.5 * near
+    elif closest >= 0:
+        v -= 0.06 * closest
+    if player == 1 and g.sc[S.ROUND] == 2 and not g.disorg[u]:
+        if k.camp[h]:
+            v += CAMP_VALUE
+        else:
+            to_camp = -1
+            for c in range(k.H):
+                if k.camp[c] and (g.occ[c] < 0 or g.occ[c] == u) and (to_camp < 0 or dist[h, c] < to_camp):
+                    to_camp = dist[h, c]
+            if to_camp >= 0:
+                v -= 0.35 * to_camp
+    return v
+
+
+@kernel
+def activation_plans(k, g, dist, cache, player, u, best):
+    """``best[h]``: the value of the best plan (a destination, and a target or none) ending at hex ``h``
+    if ``u`` is activated now (-inf where it cannot go); returns the best of all."""
+    budget = g.cmd[player, INTERACTION]
+    dest = np.empty(k.H, dtype=np.int32)
+    Q.destinations(k, g, u, False, dest)
+    top = -np.inf
+    for h in range(k.H):
+        best[h] = -np.inf
+        if dest[h] < 0:
+            continue
+        pos = position_value(k, g, dist, player, u, h)
+        best[h] = pos
+        if dest[h] == 1:
+            for j in range(6):
+                n = k.adj[h, j]
+                if n < 0:
+                    continue
+                d = g.occ[n]
+                if d < 0 or d == u or k.side[d] == player:
+                    continue
+                val = plan_attack(k, g, cache, player, u, h, d, budget)
+                if val > 0:
+                    best[h] = max(best[h], pos + val)
+        top = max(top, best[h])
+    return top
+
+
+@kernel
+def activation_score(k, g, dist, cache, player, u):
+    """Gain of activating ``u`` now over leaving it where it stands."""
+    if g.status[u] != ON_MAP:
+        return 0.0
+    here = position_value(k, g, dist, player, u, g.hex[u])
+    best = activation_plans(k, g, dist, cache, player, u, np.empty(k.H))
+    bonus = 0.05 if k.is_inf[u] else 0.0  # shoot before charging
+    return best - here + bonus
+
+
+@kernel
+def refuge(k, g, player, u, h):
+    """How safe hex ``h`` is for ``u`` to retreat into: few enemies around, a free rear behind."""
+    enemies, rear_free = 0, 0
+    for j in range(6):
+        n = k.adj[h, j]
+        if n >= 0:
+            v = g.occ[n]
+            if v >= 0 and k.side[v] != player and v != u:
+                enemies += 1
+        x = k.rear[player, h, j]
+        if x >= 0 and (C.is_free(g, x) or x == g.hex[u]):
+            rear_free += 1
+    return -2.0 * enemies + rear_free
+
+
+@kernel
+def attack_members(k, g, members):
+    """The units in the declared attack besides its leader, in scenario order; returns how many."""
+    lead, nm = g.sc[S.UNIT], 0
+    for v in range(k.NC):
+        if g.part[v] and v != lead:
+            members[nm] = v
+            nm += 1
+    return nm
+
+
+# ================================================================ decisions
+@kernel
+def score_actions(k, g, dist, cache, player, mask, scores):
+    """``scores[a]``: how good each legal action ``a`` is for ``player`` (-inf for the others)."""
+    scores[:] = -np.inf
+    phase = g.sc[S.PHASE]
+    o = k.A_OPTION
+    if phase == Phase.CHOOSE_DIE:
+        score_choose_die(k, g, dist, cache, player, mask, scores)
+    elif phase == Phase.DIE_COMMAND:
+        recon, inter = g.cmd[player, RECON], g.cmd[player, INTERACTION]
+        if inter < 2:
+            pick = OPT.gain_interaction
+        elif recon < 1:
+            pick = OPT.gain_reconnaissance
+        elif inter < k.COMMAND_CAP:
+            pick = OPT.gain_interaction
+        else:
+            pick = OPT.gain_reconnaissance
+        for a in (o + OPT.gain_reconnaissance, o + OPT.gain_interaction):
+            if mask[a]:
+                scores[a] = 1.0 if a == o + pick else 0.0
+    elif phase == Phase.SELECT_UNIT:
+        for u in range(k.NC):
+            if mask[k.A_UNIT + u]:
+                scores[k.A_UNIT + u] = activation_score(k, g, dist, cache, player, u)
+            for a in (k.A_WAGON_DIE + u, k.A_WAGON_CMD + u):
+                if mask[a]:
+                    scores[a] = -10.0  # keep the wagons in the tabor; never pay for moving them
+    elif phase == Phase.SELECT_RECOVERY:
+        for u in range(k.NC):
+            if mask[k.A_UNIT + u]:
+                scores[k.A_UNIT + u] = (2.0 if k.is_tatar[u] else 0.0) + k.res[u, 0] + k.att[u] * k.die[u] / 10
+    elif phase == Phase.MOVE:
+        best = np.empty(k.H)
+        activation_plans(k, g, dist, cache, player, g.sc[S.UNIT], best)
+        for h in range(k.H):
+            if mask[h]:
+                scores[h] = best[h] if best[h] > -np.inf else -1e9
+    elif phase == Phase.TARGET:
+        u = g.sc[S.UNIT]
+        for h in range(k.H):
+            if mask[h]:
+                scores[h] = plan_attack(k, g, cache, player, u, g.hex[u], g.occ[h], g.cmd[player, INTERACTION])
+        scores[o + OPT.no_combat] = 0.0
+    elif phase == Phase.RETREAT_BEFORE:
+        lead, d = g.sc[S.UNIT], g.sc[S.TARGET]
+        attacker = 1 - player
+        threat = plan_attack(k, g, cache, attacker, lead, g.hex[lead], d, g.cmd[attacker, INTERACTION])
+        for h in range(k.H):
+            if mask[h]:
+                scores[h] = threat - RETREAT_BEFORE_THRESHOLD + 0.01 * refuge(k, g, player, d, h)
+        scores[o + OPT.stand] = 0.0
+    elif phase == Phase.ADD_UNIT:
+        lead, d = g.sc[S.UNIT], g.sc[S.TARGET]
+        members = np.empty(MAX_DICE, dtype=np.int64)
+        nm = attack_members(k, g, members)
+        def_arty = g.sc[S.KIND] == CLOSE and k.is_inf[d] and g.cmd[1 - player, INTERACTION] >= 1
+        now = combat_value(k, g, cache, lead, g.hex[lead], d, members, nm, False, def_arty)
+        for h in range(k.H):
+            if mask[h]:
+                members[nm] = g.occ[h]
+                gain = combat_value(k, g, cache, lead, g.hex[lead], d, members, nm + 1, False, def_arty) - now
+                scores[h] = gain - CMD_VALUE
+        scores[o + OPT.done_adding] = 0.0
+    elif phase == Phase.ATT_ARTILLERY or phase == Phase.DEF_ARTILLERY:
+        lead, d = g.sc[S.UNIT], g.sc[S.TARGET]
+        members = np.empty(MAX_DICE, dtype=np.int64)
+        nm = attack_members(k, g, members)
+        hl = g.hex[lead]
+        if phase == Phase.ATT_ARTILLERY:
+            def_arty = g.sc[S.KIND] == CLOSE and k.is_inf[d] and g.cmd[1 - player, INTERACTION] >= 1
+            gain = (combat_value(k, g, cache, lead, hl, d, members, nm, True, def_arty)
+                    - combat_value(k, g, cache, lead, hl, d, members, nm, False, def_arty))
+        else:  # the defender: what his artillery saves
+            arty = g.sc[S.ATT_ARTY] == 1
+            gain = (combat_value(k, g, cache, lead, hl, d, members, nm, arty, False)
+                    - combat_value(k, g, cache, lead, hl, d, members, nm, arty, True))
+        scores[o + OPT.artillery] = gain - CMD_VALUE
+        scores[o + OPT.no_artillery] = 0.0
+    elif phase == Phase.TAKE_CHOICE or phase == Phase.LOSS_OR_RETREAT:
+        d = g.sc[S.TARGET]
+        loss, ret = loss_value(k, g, d), retreat_value(k, g, d, False)
+        if phase == Phase.TAKE_CHOICE:
+            scores[o + OPT.take_choice] = max(loss, ret) - min(loss, ret) - CMD_VALUE
+            scores[o + OPT.decline_choice] = 0.0
+        else:
+            sign = -1.0 if k.side[d] == player else 1.0  # the owner minimises the enemy's gain
+            scores[o + OPT.choose_loss] = sign * loss
+            scores[o + OPT.choose_retreat] = sign * ret
+    elif phase == Phase.RETREAT:
+        u = g.sc[S.RET_UNIT]
+        for h in range(k.H):
+            if mask[h]:
+                scores[h] = refuge(k, g, player, u, h) if k.side[u] == player else 0.0
+    elif phase == Phase.ADVANCE:
+        for h in range(k.H):
+            if mask[h]:
+                u = g.occ[h]
+                scores[h] = ((0.0 if g.disorg[u] else 10.0) + k.res[u, g.disorg[u]]
+                             - 0.1 * (1 if g.acts[u] < 2 else 0))
+    elif phase == Phase.TATAR_DECISION:
+        vp0, vp1 = victory_points(k, g, Reason.NONE)
+        end_now = vp1 >= vp0 + k.VP_TATARS_END  # ties go to the C-T player (10)
+        scores[o + OPT.end_battle] = 1.0 if end_now else 0.0
+        scores[o + OPT.continue_battle] = 0.0 if end_now else 1.0
+
+
+@kernel
+def score_choose_die(k, g, dist, cache, player, mask, scores):
+    o = k.A_OPTION
+    if mask[o + OPT.buy_recovery]:  # recover as soon as the track allows it (6.2.1)
+        scores[o + OPT.buy_recovery] = 1.0
+        return
+    memo = np.full(k.NC, np.nan)  # activation scores, each unit's at most once
+    cmd_full = g.cmd[player, RECON] >= k.COMMAND_CAP and g.cmd[player, INTERACTION] >= k.COMMAND_CAP
+    for i in range(3):
+        if not mask[k.A_DIE + i]:
+            continue
+        value = g.dice[i]
+        best, any_unit = -np.inf, False
+        if 2 <= value <= 5:
+            for u in range(k.NC):
+                if k.side[u] == player and Q.can_activate(k, g, u, value):
+                    if np.isnan(memo[u]):
+                        memo[u] = activation_score(k, g, dist, cache, player, u)
+                    best = max(best, memo[u])
+                    any_unit = True
+        if any_unit:
+            scores[k.A_DIE + i] = best
+        else:
+            scores[k.A_DIE + i] = 0.0 if cmd_full else CMD_GAIN_VALUE
+    if mask[o + OPT.end_throw]:
+        scores[o + OPT.end_throw] = 0.0
+    if mask[o + OPT.buy_activation]:
+        spare = g.cmd[player, INTERACTION] >= k.COMMAND_CAP
+        best = 0.0
+        first = True
+        for u in range(k.NC):
+            if k.side[u] == player and Q.can_activate(k, g, u, 0):
+                if np.isnan(memo[u]):
+                    memo[u] = activation_score(k, g, dist, cache, player, u)
+                best = memo[u] if first else max(best, memo[u])
+                first = False
+        scores[o + OPT.buy_activation] = best - BUY_ACTIVATION_THRESHOLD if spare and g.sc[S.SPENT] >= 2 else -1.0
+
+
+@kernel
+def pick(scores, mask, u):
+    """The best legal action; between ties (within :data:`TIE`), the one at ``u`` (in [0, 1)) of their list."""
+    top = -np.inf
+    for a in range(mask.shape[0]):
+        if mask[a] and scores[a] > top:
+            top = scores[a]
+    n = 0
+    for a in range(mask.shape[0]):
+        if mask[a] and scores[a] >= top - TIE:
+            n += 1
+    i = int(u * n)
+    for a in range(mask.shape[0]):
+        if mask[a] and scores[a] >= top - TIE:
+            if i == 0:
+                return a
+            i -= 1
+    return -1
+
+
+# ================================================================ entry points
+@kernel
+def score_one(kt, kdt, buf, gdt, dist, cache, player, mask, scores):
+    score_actions(as_record(kt, kdt), as_record(buf, gdt), borrowed(dist), cache, player, borrowed(mask),
+                  borrowed(scores))
+
+
+@kernel
+def decide_batch(kt, kdt, gdt, states, masks, dist, cache, u, out):
+    k = as_record(kt, kdt)
+    dist = borrowed(dist)
+    scores = np.empty(masks.shape[1])
+    for i in range(states.shape[0]):
+        out[i] = -1
+        n, only = 0, -1
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                n += 1
+                only = a
+        if n <= 1:
+            out[i] = only
+            continue
+        g = as_record(states[i], gdt)
+        score_actions(k, g, dist, cache, g.sc[S.DECIDER], borrowed(masks[i]), scores)
+        out[i] = pick(scores, masks[i], u[i])
+
+
+def _dist(engine) -> np.ndarray:
+    d = engine.__dict__.get("_scripted_dist")
+    if d is None:
+        d = engine._scripted_dist = np.ascontiguousarray(engine.grid.dist, dtype=np.int32)
+    return d
+
+
+def scripted_actions(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray | None = None,
+                     rng: np.random.Generator | None = None) -> np.ndarray:
+    """The scripted agent's action in every game of ``states`` ((N, S) int32 buffers) into ``out`` ((N,) int64),
+    in one compiled call: -1 where no action is legal. ``masks`` ((N, num_actions) bool) are the games' legal
+    masks (computed when not given); ties are broken by ``rng`` (a fresh unseeded one when not given), so a
+    game's choice is the Python agent's whenever its best action is unique."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    if masks is None:
+        masks = np.zeros((len(states), engine.num_actions), dtype=bool)
+        for i, row in enumerate(states):
+            masks[i] = engine.legal_mask(engine.state_class(row))
+    u = (rng if rng is not None else np.random.default_rng()).random(len(states))
+    decide_batch(engine.kt, engine.kdt, engine.gdt, states, masks, _dist(engine), _CACHE, u, out)
+    return out
 
 
 class BerestechkoScriptedAgent:
@@ -124,361 +692,28 @@ class BerestechkoScriptedAgent:
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
-    # ================================================================ entry point
-    def act(self, engine, state, player: int, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask).tolist()
-        if not legal:
-            raise ValueError("no legal action: the game is over or the mask is empty")
-        if len(legal) == 1:
-            return int(legal[0])
-        phase = int(state.sc[S.PHASE])
-        handler = self._HANDLERS.get(phase)
-        scored = handler(self, engine, state, player, legal) if handler else [(0.0, a) for a in legal]
-        return self._best(scored)
+    def scores(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """Every action's score for ``player`` (-inf for the illegal ones)."""
+        scores = np.empty(engine.num_actions)
+        score_one(engine.kt, engine.kdt, state.buf, engine.gdt, _dist(engine), _CACHE, player,
+                  np.asarray(mask, dtype=bool), scores)
+        return scores
 
-    def _best(self, scored: list[tuple[float, int]]) -> int:
-        top = max(v for v, _ in scored)
-        ties = [a for v, a in scored if v >= top - 1e-9]
+    def act(self, engine, state, player: int, mask: np.ndarray) -> int:
+        legal = np.flatnonzero(mask)
+        if not legal.size:
+            raise ValueError("no legal action: the game is over or the mask is empty")
+        if legal.size == 1:
+            return int(legal[0])
+        scores = self.scores(engine, state, player, mask)[legal]
+        ties = legal[scores >= scores.max() - TIE]
         return int(ties[self._rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
 
-    # ================================================================ valuations
-    @staticmethod
-    def loss_value(T, s, u: int) -> float:
-        """VP (and more) that ``u``'s enemy gains when ``u`` suffers a loss (8.1.4, 9, 10)."""
-        v = 1.0
-        if s.disorg[u]:
-            v += DESTROY_BONUS  # destroyed: 2 VP instead of 1, and one step to the automatic victory
-        if T.is_tatar[u] and not s.sc[S.TATARS_OUT]:
-            v += WITHDRAW_VALUE if s.sc[S.SPIRIT] <= 1 else SPIRIT_VALUE
-        return v
 
-    def destroy_value(self, T, s, u: int) -> float:
-        """Gain of destroying ``u`` outright (an ordered unit takes two losses, 9)."""
-        v = 2.0 + DESTROY_BONUS
-        if T.is_tatar[u] and not s.sc[S.TATARS_OUT]:
-            v += WITHDRAW_VALUE if s.sc[S.SPIRIT] <= 2 - int(s.disorg[u]) else 2 * SPIRIT_VALUE
-        return v if not s.disorg[u] else self.loss_value(T, s, u)
-
-    def retreat_value(self, T, s, u: int, after_loss: bool = False) -> float:
-        """Gain to the enemy of ``u`` retreating one hex (8.1.7): a side hex costs a loss, no
-        free hex destroys it; wagons turn a retreat into a loss (8.3)."""
-        if C.wagon_with(T, s, u) >= 0:
-            return 0.0 if after_loss else self.loss_value(T, s, u)
-        options, sideways = C.retreat_options(T, s, u)
-        if not options:
-            return 2.0 if after_loss else self.destroy_value(T, s, u)
-        if sideways:
-            return 1.2 if after_loss else self.loss_value(T, s, u) + DISPLACE_VALUE
-        return DISPLACE_VALUE
-
-    def close_value(self, T, s, lead: int, att_dice, d: int, def_arty: bool) -> float:
-        """Expected gain of a close combat of the attackers' dice against ``d`` (8.1.4)."""
-        dfn = [(T.dfn[d], T.die[d])] + ([(1, 6)] if def_arty else [])
-        r = C.resistance(T, s, d)
-        lt, _, mid, big = outcome_probs(_key(att_dice), _key(dfn), r)
-        loss_d = self.loss_value(T, s, d)
-        big_v = loss_d + (0.0 if s.disorg[d] else self.retreat_value(T, s, d, after_loss=True))
-        if C.wagon_with(T, s, d) >= 0:
-            mid_v = loss_d
-        else:
-            ret = self.retreat_value(T, s, d)
-            defender_picks = T.complex[int(s.hex[d])] or s.cmd[1 - T.side[lead], RECON] >= 1
-            mid_v = min(loss_d, ret) if defender_picks else max(loss_d, ret)
-        return big * (big_v - ADVANCE_RISK) + mid * (mid_v - ADVANCE_RISK) - lt * self.loss_value(T, s, lead)
-
-    def ranged_value(self, T, s, att_dice, d: int) -> float:
-        """Expected gain of ranged fire against ``d`` (8.2.4, 8.2.6); it never hurts the shooter."""
-        r = C.resistance(T, s, d)
-        lt, eq, mid, big = outcome_probs(_key(att_dice), (), r)
-        hit = mid + big
-        gain = hit * (self.retreat_value(T, s, d) if s.disorg[d] else self.loss_value(T, s, d))
-        if T.is_tatar[d]:
-            gain += self.retreat_value(T, s, d)  # one additional hex whatever the result (8.2.6)
-        return gain
-
-    def combat_value(self, T, s, lead, lead_hex, d, members, att_arty, def_arty) -> float:
-        kind = CLOSE if T.is_cav[lead] else RANGED
-        hd = int(s.hex[d])
-        dice = [attack_dice_at(T, lead, lead_hex, d, hd, kind)]
-        dice += [attack_dice_at(T, m, int(s.hex[m]), d, hd, kind) for m in members]
-        if att_arty:
-            dice.append((1, 6))
-        if kind == RANGED:
-            return self.ranged_value(T, s, dice, d)
-        v = self.close_value(T, s, lead, dice, d, def_arty)
-        v += -COMPLEX_TARGET_PENALTY if T.complex[hd] else OPEN_TARGET_BONUS
-        return v
-
-    def plan_attack(self, T, s, player, lead, lead_hex, d, budget, members=(), att_arty=None):
-        """Greedy declared attack (6.1.1, 6.1.2): from ``members`` already in, add the adjacent unit
-        that raises the expected gain most while the rise beats ``CMD_VALUE`` and ``budget``
-        interaction commands last; then artillery by the same rule. Returns (value, members, arty).
-        The returned value is net of the commands spent."""
-        kind = CLOSE if T.is_cav[lead] else RANGED
-        hd = int(s.hex[d])
-        members = list(members)
-        pool = [v for v in (int(s.occ[n]) for n in T.adj[hd])
-                if v >= 0 and v != lead and T.side[v] == player and v not in members
-                and (kind == CLOSE or T.is_inf[v])]
-        def_arty = kind == CLOSE and T.is_inf[d] and s.cmd[1 - player, INTERACTION] >= 1
-        spent = 0
-        value = self.combat_value(T, s, lead, lead_hex, d, members, bool(att_arty), def_arty)
-        while att_arty is None and pool and spent < budget:
-            gains = [(self.combat_value(T, s, lead, lead_hex, d, members + [v], False, def_arty), v) for v in pool]
-            best, v = max(gains)
-            if best - value <= CMD_VALUE:
-                break
-            members.append(v)
-            pool.remove(v)
-            value, spent = best, spent + 1
-        arty = bool(att_arty)
-        has_inf = T.is_inf[lead] or any(T.is_inf[m] for m in members)
-        if att_arty is None and has_inf and spent < budget:
-            with_arty = self.combat_value(T, s, lead, lead_hex, d, members, True, def_arty)
-            if with_arty - value > CMD_VALUE:
-                value, arty, spent = with_arty, True, spent + 1
-        return value - CMD_VALUE * spent, members, arty
-
-    # ---------------------------------------------------------------- positions
-    def position_value(self, engine, s, player: int, u: int, h: int) -> float:
-        """How good it is for ``u`` to stand at ``h`` after its activation."""
-        T, dist = engine.T, engine.grid.dist
-        v = 0.0
-        if T.is_cossack_inf[u]:
-            w = int(s.wag[h])
-            if w >= 0 and T.side[w] == player and int(s.hex[w]) == h:
-                v += WAGON_STAY_VALUE
-        enemies = [e for e in T.combat_units_of[1 - player] if s.status[e] == ON_MAP]
-        if T.complex[h]:
-            v += 0.2
-        if s.disorg[u]:
-            v -= 0.5 * sum(1 for e in enemies if dist[h, int(s.hex[e])] <= 2)
-        elif enemies:
-            v -= 0.06 * min(int(dist[h, int(s.hex[e])]) for e in enemies)
-        if player == 1 and s.sc[S.ROUND] == 2 and not s.disorg[u]:
-            camps = [c for c in range(T.H) if T.camp[c] and (int(s.occ[c]) < 0 or int(s.occ[c]) == u)]
-            if T.camp[h]:
-                v += CAMP_VALUE
-            elif camps:
-                v -= 0.35 * min(int(dist[h, c]) for c in camps)
-        return v
-
-    def activation_plans(self, engine, s, player: int, u: int):
-        """Every (value, destination, target) open to ``u`` if activated now."""
-        T = engine.T
-        budget = int(s.cmd[player, INTERACTION])
-        plans = []
-        for h, may_attack in engine.destinations(s, u, False).items():
-            pos = self.position_value(engine, s, player, u, h)
-            plans.append((pos, h, -1))
-            if not may_attack:
-                continue
-            for n in T.adj[h]:
-                d = int(s.occ[n])
-                if d < 0 or d == u or T.side[d] == player:
-                    continue
-                val, _, _ = self.plan_attack(T, s, player, u, h, d, budget)
-                if val > 0:
-                    plans.append((pos + val, h, d))
-        return plans
-
-    def activation_score(self, engine, s, player: int, u: int) -> float:
-        """Gain of activating ``u`` now over leaving it where it stands."""
-        if s.status[u] != ON_MAP:
-            return 0.0
-        here = self.position_value(engine, s, player, u, int(s.hex[u]))
-        best = max(v for v, _, _ in self.activation_plans(engine, s, player, u))
-        bonus = 0.05 if engine.T.is_inf[u] else 0.0  # shoot before charging
-        return best - here + bonus
-
-    # ================================================================ decisions
-    def _choose_die(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        opt = c.opt
-        if opt("buy_recovery") in legal:
-            return [(1.0, opt("buy_recovery"))]
-        scored = []
-        cmd_full = s.cmd[player, RECON] >= T.rules["command_cap"] and s.cmd[player, INTERACTION] >= T.rules["command_cap"]
-        for a in legal:
-            kind, arg = c.decode(a)
-            if kind == "die":
-                value = int(s.dice[arg])
-                units = activatable(engine.T, s, player, value) if 2 <= value <= 5 else []
-                if units:
-                    scored.append((max(self.activation_score(engine, s, player, u) for u in units), a))
-                else:
-                    scored.append((0.0 if cmd_full else CMD_GAIN_VALUE, a))
-            elif arg == "end_throw":
-                scored.append((0.0, a))
-            elif arg == "buy_activation":
-                spare = s.cmd[player, INTERACTION] >= T.rules["command_cap"]
-                units = activatable(engine.T, s, player, None)
-                best = max((self.activation_score(engine, s, player, u) for u in units), default=0.0)
-                scored.append((best - BUY_ACTIVATION_THRESHOLD if spare and s.sc[S.SPENT] >= 2 else -1.0, a))
-        return scored
-
-    def _die_command(self, engine, s, player, legal):
-        c = engine.codec
-        recon, inter = int(s.cmd[player, RECON]), int(s.cmd[player, INTERACTION])
-        cap = engine.T.rules["command_cap"]
-        if inter < 2:
-            pick = "gain_interaction"
-        elif recon < 1:
-            pick = "gain_reconnaissance"
-        elif inter < cap:
-            pick = "gain_interaction"
-        else:
-            pick = "gain_reconnaissance"
-        return [(1.0 if a == c.opt(pick) else 0.0, a) for a in legal]
-
-    def _select_unit(self, engine, s, player, legal):
-        c = engine.codec
-        scored = []
-        for a in legal:
-            kind, u = c.decode(a)
-            if kind != "unit":
-                scored.append((-10.0, a))  # keep the wagons in the tabor; never pay for moving them
-                continue
-            scored.append((self.activation_score(engine, s, player, u), a))
-        return scored
-
-    def _select_recovery(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        scored = []
-        for a in legal:
-            _, u = c.decode(a)
-            scored.append(((2.0 if T.is_tatar[u] else 0.0) + T.res[u][0] + T.att[u] * T.die[u] / 10, a))
-        return scored
-
-    def _move(self, engine, s, player, legal):
-        u = int(s.sc[S.UNIT])
-        best: dict[int, float] = {}
-        for v, h, _ in self.activation_plans(engine, s, player, u):
-            best[h] = max(best.get(h, -1e9), v)
-        return [(best.get(a, -1e9), a) for a in legal]
-
-    def _target(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        u = int(s.sc[S.UNIT])
-        budget = int(s.cmd[player, INTERACTION])
-        scored = []
-        for a in legal:
-            kind, arg = c.decode(a)
-            if kind == "option":
-                scored.append((0.0, a))
-            else:
-                val, _, _ = self.plan_attack(T, s, player, u, int(s.hex[u]), int(s.occ[arg]), budget)
-                scored.append((val, a))
-        return scored
-
-    def _add_unit(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        lead, d = int(s.sc[S.UNIT]), int(s.sc[S.TARGET])
-        members = [v for v in range(T.NC) if s.part[v] and v != lead]
-        def_arty = s.sc[S.KIND] == CLOSE and T.is_inf[d] and s.cmd[1 - player, INTERACTION] >= 1
-        now = self.combat_value(T, s, lead, int(s.hex[lead]), d, members, False, def_arty)
-        scored = []
-        for a in legal:
-            kind, arg = c.decode(a)
-            if kind == "option":
-                scored.append((0.0, a))
-            else:
-                v = int(s.occ[arg])
-                gain = self.combat_value(T, s, lead, int(s.hex[lead]), d, members + [v], False, def_arty) - now
-                scored.append((gain - CMD_VALUE, a))
-        return scored
-
-    def _att_artillery(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        lead, d = int(s.sc[S.UNIT]), int(s.sc[S.TARGET])
-        members = [v for v in range(T.NC) if s.part[v] and v != lead]
-        def_arty = s.sc[S.KIND] == CLOSE and T.is_inf[d] and s.cmd[1 - player, INTERACTION] >= 1
-        hl = int(s.hex[lead])
-        gain = (self.combat_value(T, s, lead, hl, d, members, True, def_arty)
-                - self.combat_value(T, s, lead, hl, d, members, False, def_arty))
-        return [(gain - CMD_VALUE if a == c.opt("artillery") else 0.0, a) for a in legal]
-
-    def _def_artillery(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        lead, d = int(s.sc[S.UNIT]), int(s.sc[S.TARGET])
-        members = [v for v in range(T.NC) if s.part[v] and v != lead]
-        hl, arty = int(s.hex[lead]), bool(s.sc[S.ATT_ARTY])
-        saved = (self.combat_value(T, s, lead, hl, d, members, arty, False)
-                 - self.combat_value(T, s, lead, hl, d, members, arty, True))
-        return [(saved - CMD_VALUE if a == c.opt("artillery") else 0.0, a) for a in legal]
-
-    def _retreat_before(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        lead, d = int(s.sc[S.UNIT]), int(s.sc[S.TARGET])
-        attacker = 1 - player
-        threat, _, _ = self.plan_attack(T, s, attacker, lead, int(s.hex[lead]), d, int(s.cmd[attacker, INTERACTION]))
-        scored = []
-        for a in legal:
-            kind, arg = c.decode(a)
-            if kind == "option":
-                scored.append((0.0, a))
-            else:
-                scored.append((threat - RETREAT_BEFORE_THRESHOLD + 0.01 * self._refuge(engine, s, player, d, arg), a))
-        return scored
-
-    def _refuge(self, engine, s, player: int, u: int, h: int) -> float:
-        """How safe hex ``h`` is for ``u`` to retreat into: few enemies around, a free rear behind."""
-        T = engine.T
-        enemies = sum(1 for n in T.adj[h] if int(s.occ[n]) >= 0 and T.side[int(s.occ[n])] != player and int(s.occ[n]) != u)
-        rear_free = sum(1 for n in T.rear[player][h] if C.is_free(T, s, n) or n == int(s.hex[u]))
-        return -2.0 * enemies + rear_free
-
-    def _take_choice(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        d = int(s.sc[S.TARGET])
-        loss, ret = self.loss_value(T, s, d), self.retreat_value(T, s, d)
-        attacker_pick = max(loss, ret)
-        mine = min(loss, ret)
-        take = attacker_pick - mine - CMD_VALUE
-        return [(take if a == c.opt("take_choice") else 0.0, a) for a in legal]
-
-    def _loss_or_retreat(self, engine, s, player, legal):
-        T, c = engine.T, engine.codec
-        d = int(s.sc[S.TARGET])
-        loss, ret = self.loss_value(T, s, d), self.retreat_value(T, s, d)
-        sign = -1.0 if T.side[d] == player else 1.0  # the owner minimises the enemy's gain
-        return [(sign * (loss if a == c.opt("choose_loss") else ret), a) for a in legal]
-
-    def _retreat(self, engine, s, player, legal):
-        u = int(s.sc[S.RET_UNIT])
-        if engine.T.side[u] != player:  # never happens: the owner retreats
-            return [(0.0, a) for a in legal]
-        return [(self._refuge(engine, s, player, u, a), a) for a in legal]
-
-    def _advance(self, engine, s, player, legal):
-        T = engine.T
-        scored = []
-        for a in legal:
-            u = int(s.occ[a])
-            scored.append(((0.0 if s.disorg[u] else 10.0) + T.res[u][int(s.disorg[u])] - 0.1 * int(s.acts[u] < 2), a))
-        return scored
-
-    def _tatar_decision(self, engine, s, player, legal):
-        c = engine.codec
-        vp = engine.scores(s)
-        bonus = engine.T.sc.victory["tatars_withdrawn_end"]
-        end_now = vp[1] >= vp[0] + bonus  # ties go to the C-T player (10)
-        return [(1.0 if (a == c.opt("end_battle")) == end_now else 0.0, a) for a in legal]
-
-    _HANDLERS = {
-        Phase.CHOOSE_DIE: _choose_die,
-        Phase.DIE_COMMAND: _die_command,
-        Phase.SELECT_UNIT: _select_unit,
-        Phase.SELECT_RECOVERY: _select_recovery,
-        Phase.MOVE: _move,
-        Phase.TARGET: _target,
-        Phase.RETREAT_BEFORE: _retreat_before,
-        Phase.ADD_UNIT: _add_unit,
-        Phase.ATT_ARTILLERY: _att_artillery,
-        Phase.DEF_ARTILLERY: _def_artillery,
-        Phase.TAKE_CHOICE: _take_choice,
-        Phase.LOSS_OR_RETREAT: _loss_or_retreat,
-        Phase.RETREAT: _retreat,
-        Phase.ADVANCE: _advance,
-        Phase.TATAR_DECISION: _tatar_decision,
-    }
+def outcome_probs(att: tuple, dfn: tuple, r: int) -> tuple[float, float, float, float]:
+    """:func:`combat_outcomes` from Python: ``att`` and ``dfn`` are tuples of ``(count, sides)`` dice groups."""
+    ac = np.array([c for c, _ in att] + [0], dtype=np.int64)
+    asd = np.array([s for _, s in att] + [0], dtype=np.int64)
+    dc = np.array([c for c, _ in dfn] + [0], dtype=np.int64)
+    dsd = np.array([s for _, s in dfn] + [0], dtype=np.int64)
+    return combat_outcomes(new_cache(), ac, asd, len(att), dc, dsd, len(dfn), int(r))

@@ -50,3 +50,11 @@ def construct(cls, *args, **optional):
 def make_scripted_agent(battle: str, seed: int | None = None):
     """A fresh scripted agent for ``battle`` seeded with ``seed``."""
     return construct(scripted_agent_class(battle), seed=seed)
+
+
+def batched_scripted(battle: str):
+    """The battle's compiled batched heuristic, ``scripted_actions(backend, states, out, masks=, rng=)``, when
+    ``agents.<battle>_scripted`` defines one (the same decisions as its agent, every game in one call); else
+    ``None`` (callers then ask the agent game by game)."""
+    module = importlib.import_module(scripted_agent_class(battle).__module__)
+    return getattr(module, "scripted_actions", None)

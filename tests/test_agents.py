@@ -9,13 +9,12 @@ import numpy as np
 import pytest
 
 from agents.base import RandomAgent
-from agents.berestechko_scripted import BerestechkoScriptedAgent, attack_dice_at, outcome_probs
+from agents.berestechko_scripted import BerestechkoScriptedAgent, outcome_probs
 from agents.mcts import MCTSAgent
 from agents.registry import AGENT_SPECS, AgentUnavailableError, make_agent
 from race_game import RaceEngine  # race_v0: a second, tiny battle (fixture race_battle in conftest)
 from wargames_cli import cli
-from wargame_envs.berestechko import combat as C
-from wargame_envs.berestechko.state import CLOSE, RANGED, S
+from wargame_envs.berestechko.state import S
 from wargame_envs.core.dice import Dice
 
 sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent / "berestechko"))
@@ -57,25 +56,6 @@ def test_outcome_probabilities_of_known_dice():
     assert (lt, eq, mid, big) == pytest.approx((2 / 6, 1 / 6, 2 / 6, 1 / 6))
     # 1d6 against 1d6, R 1: CR < 1 in 21/36, CR = 1 in 5/36, never 1 < CR < 2, CR >= 2 in 10/36.
     assert outcome_probs(((1, 6),), ((1, 6),), 1) == pytest.approx((21 / 36, 5 / 36, 0.0, 10 / 36))
-
-
-def test_attack_dice_at_matches_the_engine_on_real_positions():
-    engine, agent = ENGINE, RandomAgent(3)
-    T, checked = engine.T, 0
-    for seed in range(3):
-        dice, step = Dice(seed), 0
-        s = engine.new_state(None, dice)
-        while not engine.is_terminal(s):
-            step += 1
-            for u in range(T.NC if step % 4 == 0 else 0):
-                for d in range(T.NC):
-                    if s.hex[u] >= 0 and s.hex[d] >= 0 and T.side[u] != T.side[d]:
-                        for kind in (CLOSE, RANGED):
-                            assert attack_dice_at(T, u, int(s.hex[u]), d, int(s.hex[d]), kind) == \
-                                C.attack_dice(T, s, u, d, kind)
-                            checked += 1
-            engine.apply(s, agent.act(engine, s, engine.current_player(s), engine.legal_mask(s)), dice)
-    assert checked > 3000
 
 
 # ------------------------------------------------------------------------ scripted tactics

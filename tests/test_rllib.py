@@ -220,7 +220,7 @@ def test_check_args_refuses_a_bad_backend_and_rllib_resume(tmp_path):
     from training.evaluate import UsageError
     from training.train import TrainArgs, check_args, train
 
-    with pytest.raises(UsageError, match="--backend must be one of default, rllib, got 'tune'"):
+    with pytest.raises(UsageError, match="--backend must be one of default, batched, rllib, got 'tune'"):
         check_args(TrainArgs(backend="tune", out=str(tmp_path)))
     with pytest.raises(UsageError, match="--num-env-runners must be at least 0, got -1"):
         check_args(TrainArgs(backend="rllib", num_env_runners=-1, out=str(tmp_path)))

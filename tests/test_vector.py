@@ -213,3 +213,13 @@ def test_unknown_battle_and_bad_options():
         vector.make("waterloo", 2)
     with pytest.raises(ScenarioError):
         loop_game("berestechko_v0", 2, seed=0, position={"round": 99})
+
+
+def test_readme_example_runs():
+    import re
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Batched games at compiled speed", 1)[1].split("\n## ", 1)[0]
+    (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
+    exec(compile(code, "README.md batched example", "exec"), {"__name__": "__readme__"})

@@ -49,24 +49,25 @@ SELF = "self"
 # ============================================================================ batched hint
 
 class BatchHint:
-    """The scripted agent's choice in every game of a batch: the battle's compiled batched heuristic
-    where it has one (``backend.scripted_actions``), else the Python agent game by game."""
+    """The scripted agent's choice in every game of a batch (-1 where nothing is legal): the battle's
+    compiled batched heuristic where it has one (``agents.scripted.batched_scripted``), else the Python
+    agent game by game."""
 
     def __init__(self, vec, battle: str, seed: int):
+        from agents.scripted import batched_scripted, make_scripted_agent
+
         self.vec, self.backend = vec, vec.backend
         self.out = np.zeros(vec.num_envs, dtype=np.int64)
-        self._compiled = getattr(self.backend, "scripted_actions", None)
+        self.rng = np.random.default_rng(seed)
+        self._compiled = batched_scripted(battle)
         if self._compiled is None:
-            from agents.scripted import make_scripted_agent
-
             self.agent = make_scripted_agent(battle, seed)
 
     def actions(self, step) -> np.ndarray:
         if self._compiled is not None:
-            self._compiled(self.vec.states, step.action_mask, self.out)
-            return self.out
+            return self._compiled(self.backend, self.vec.states, self.out, masks=step.action_mask, rng=self.rng)
         engine, out = self.backend.engine, self.out
-        out[:] = 0
+        out[:] = -1
         for i in np.flatnonzero(step.action_mask.any(axis=1)):
             state = self.backend.state_view(self.vec.states[i])
             out[i] = self.agent.act(engine, state, int(step.current_player[i]), step.action_mask[i])

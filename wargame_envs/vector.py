@@ -15,7 +15,9 @@ from .registry import resolve
 
 #: env name -> backend class (module:Class)
 BACKENDS: dict[str, str] = {
+    "berestechko_v0": "wargame_envs.berestechko.batch:BerestechkoBackend",
     "breitenfeld_v0": "wargame_envs.breitenfeld.batch:BreitenfeldBackend",
+    "kulikovo_v0": "wargame_envs.kulikovo.batch:KulikovoBackend",
 }
 
 __all__ = ["BACKENDS", "Step", "VectorGame", "make"]
@@ -24,7 +26,7 @@ __all__ = ["BACKENDS", "Step", "VectorGame", "make"]
 def make(name: str, num_envs: int, seed: int | None = None, **options: Any) -> VectorGame:
     full = resolve(name)
     if full not in BACKENDS:
-        raise NotImplementedError(f"{full} has no batched backend yet (available: {sorted(BACKENDS)})")
+        raise KeyError(f"{full} has no batched backend (available: {sorted(BACKENDS)})")
     mod, _, cls = BACKENDS[full].partition(":")
     backend_class = getattr(importlib.import_module(mod), cls)
     backend_kw = {k: options.pop(k) for k in getattr(backend_class, "KEYWORDS", ()) if k in options}

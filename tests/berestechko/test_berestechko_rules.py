@@ -481,7 +481,7 @@ def test_2_2_1_a_disorganized_unit_keeps_its_dice_and_loses_resistance():
 
     s, dice = start({"Zemska": "22", "Hrunka": {"hex": "32", "disorganized": True}}, dice=[5, 1, 1],
                     rolls=[1, 1, 1, 1])  # Zemska 3d6, Hrunka still 1d6: 3 - 1 = 2 < R 3
-    assert resistance(ENGINE.T, s, ENGINE.scenario.names.index("Hrunka")) == 3
+    assert resistance(ENGINE.K, ENGINE.views(s), ENGINE.scenario.names.index("Hrunka")) == 3
     play(s, dice, "die:5", "unit:Zemska", "hex:22", "hex:32")
     assert dice.remaining == 0 and unit(s, "Zemska")["disorganized"]
 

@@ -19,6 +19,8 @@ range                   size       meaning (the pending decision says which appl
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 OPTIONS = (
     "buy_activation",     # 6.1.3: 2 interaction, activate any unit not activated twice
     "buy_recovery",       # 6.2.1: 3 reconnaissance, recover a disorganized unit
@@ -37,6 +39,8 @@ OPTIONS = (
     "end_battle",         # 9: the C-T player ends the battle after the Tatar withdrawal
     "continue_battle",
 )
+#: The options by name (``OPT.stand`` = 6): plain ints that compiled rules read as constants.
+OPT = namedtuple("Options", OPTIONS)(*range(len(OPTIONS)))
 
 
 class ActionCodec:

@@ -1,223 +1,268 @@
-"""Losses, destruction, Tatar combat spirit, retreats and combat resolution (8, 8.3, 9, 10).
+"""Losses, destruction, Tatar combat spirit, retreats and combat dice (8, 8.3, 9, 10): compiled rules.
 
-Functions here change a :class:`BerestechkoState` in place; the engine in ``rules.py`` decides when
-they run. ``T`` is the scenario's :class:`~.tables.Tables`.
+Every function takes ``k`` (the scenario's tables) and ``g`` (one game's state), both records (see
+``tables.py``), and changes the game in place; those that write the log also take ``io`` (:class:`~.tables.IO`).
+The sequence in ``sequence.py`` decides when they run.
 """
 
 from __future__ import annotations
 
-from .state import CLOSE, DESTROYED, ON_MAP, WITHDRAWN, BerestechkoState, S
-from .tables import Tables
-
-
-def name(T: Tables, u: int) -> str:
-    return T.sc.names[u]
-
-
-def hexid(T: Tables, h: int) -> str:
-    return T.grid.ids[h]
+from ..core.jit import kernel
+from .events import EV, SPIRIT_WHY, WHY, log
+from .state import CLOSE, DESTROYED, ON_MAP, WITHDRAWN, Reason, S
+from .victory import end_game
 
 
 # ----------------------------------------------------------------------------- occupancy
-def is_free(T: Tables, s: BerestechkoState, h: int) -> bool:
+@kernel
+def is_free(g, h):
     """A hex with no combat unit and no wagon (8.1.7: retreat hexes must be free)."""
-    return s.occ[h] < 0 and s.wag[h] < 0
+    return g.occ[h] < 0 and g.wag[h] < 0
 
 
-def wagon_with(T: Tables, s: BerestechkoState, u: int) -> int:
+@kernel
+def wagon_with(k, g, u):
     """The wagon combined with Cossack infantry ``u`` (same hex), or -1 (7.2)."""
-    if not T.is_cossack_inf[u] or s.status[u] != ON_MAP:
+    if not k.is_cossack_inf[u] or g.status[u] != ON_MAP:
         return -1
-    return int(s.wag[s.hex[u]])
+    return g.wag[g.hex[u]]
 
 
-def remove_from_map(s: BerestechkoState, u: int, status: int) -> None:
-    h = int(s.hex[u])
-    if h >= 0 and s.occ[h] == u:
-        s.occ[h] = -1
-    s.hex[u] = -1
-    s.status[u] = status
+@kernel
+def remove_from_map(g, u, status):
+    h = g.hex[u]
+    if h >= 0 and g.occ[h] == u:
+        g.occ[h] = -1
+    g.hex[u] = -1
+    g.status[u] = status
 
 
-def place(T: Tables, s: BerestechkoState, u: int, h: int) -> None:
+@kernel
+def place(k, g, io, u, h):
     """Move combat unit ``u`` to ``h``; enemy wagons alone there are destroyed (8.3)."""
-    old = int(s.hex[u])
-    if old >= 0 and s.occ[old] == u:
-        s.occ[old] = -1
-    s.hex[u] = h
-    s.occ[h] = u
-    w = int(s.wag[h])
-    if w >= 0 and T.side[w] != T.side[u]:
-        destroy_wagon(T, s, w)
+    old = g.hex[u]
+    if old >= 0 and g.occ[old] == u:
+        g.occ[old] = -1
+    g.hex[u] = h
+    g.occ[h] = u
+    w = g.wag[h]
+    if w >= 0 and k.side[w] != k.side[u]:
+        destroy_wagon(g, io, w)
 
 
-def move_wagon(s: BerestechkoState, w: int, h: int) -> None:
-    s.wag[s.hex[w]] = -1
-    s.hex[w] = h
-    s.wag[h] = w
+@kernel
+def move_wagon(g, w, h):
+    g.wag[g.hex[w]] = -1
+    g.hex[w] = h
+    g.wag[h] = w
 
 
-def destroy_wagon(T: Tables, s: BerestechkoState, w: int) -> None:
-    s.wag[s.hex[w]] = -1
-    s.hex[w] = -1
-    s.status[w] = DESTROYED
-    s.log.append(f"{name(T, w)} destroyed by an enemy entering its hex [8.3]")
+@kernel
+def destroy_wagon(g, io, w):
+    g.wag[g.hex[w]] = -1
+    g.hex[w] = -1
+    g.status[w] = DESTROYED
+    log(io, EV.WAGON_DESTROYED, w, 0, 0, 0)
 
 
 # ------------------------------------------------------------------- losses and spirit
-def spirit_tracked(s: BerestechkoState) -> bool:
-    return not s.sc[S.TATARS_OUT]
-
-
-def change_spirit(T: Tables, s: BerestechkoState, delta: int, why: str) -> None:
-    if not spirit_tracked(s):
-        return
-    new = min(max(int(s.sc[S.SPIRIT]) + delta, 0), T.rules["tatar_spirit_max"])
-    s.sc[S.SPIRIT] = new
-    s.log.append(f"Tatar combat spirit {delta:+d} ({why}) -> {new} [9]")
+@kernel
+def change_spirit(k, g, io, delta, u, why):
+    """9: the Tatar combat spirit moves by ``delta`` (``u`` and ``why`` for the log); at 0 the Tatars go."""
+    if g.sc[S.TATARS_OUT]:
+        return  # no longer tracked
+    new = min(max(g.sc[S.SPIRIT] + delta, 0), k.SPIRIT_MAX)
+    g.sc[S.SPIRIT] = new
+    log(io, EV.SPIRIT, delta, new, u, why)
     if new == 0:
-        withdraw_tatars(T, s)
+        withdraw_tatars(k, g, io)
 
 
-def withdraw_tatars(T: Tables, s: BerestechkoState) -> None:
+@kernel
+def withdraw_tatars(k, g, io):
     """Spirit 0: every Tatar unit leaves the battle at once, keeping its state (9)."""
-    s.sc[S.TATARS_OUT] = 1
-    s.sc[S.PENDING_TATAR] = 1
-    for u in T.tatars:
-        if s.status[u] == ON_MAP:
-            remove_from_map(s, u, WITHDRAWN)
-    if s.sc[S.RET_UNIT] >= 0 and s.status[s.sc[S.RET_UNIT]] == WITHDRAWN:
-        s.sc[S.RET_UNIT] = -1
-        s.sc[S.RET_LEFT] = 0
-    s.log.append("The Tatars withdraw from the battle [9]")
+    g.sc[S.TATARS_OUT] = 1
+    g.sc[S.PENDING_TATAR] = 1
+    for u in range(k.U):
+        if k.is_tatar[u] and g.status[u] == ON_MAP:
+            remove_from_map(g, u, WITHDRAWN)
+    if g.sc[S.RET_UNIT] >= 0 and g.status[g.sc[S.RET_UNIT]] == WITHDRAWN:
+        g.sc[S.RET_UNIT] = -1
+        g.sc[S.RET_LEFT] = 0
+    log(io, EV.TATARS_WITHDRAW, 0, 0, 0, 0)
 
 
-def destroyed_count(T: Tables, s: BerestechkoState, side: int) -> int:
-    st = s.status
-    return sum(1 for u in T.combat_units_of[side] if st[u] == DESTROYED)
+@kernel
+def destroyed_count(k, g, side):
+    n = 0
+    for u in range(k.NC):
+        if k.side[u] == side and g.status[u] == DESTROYED:
+            n += 1
+    return n
 
 
-def destroy(T: Tables, s: BerestechkoState, u: int, why: str) -> None:
-    h = int(s.hex[u])
-    outright = not s.disorg[u]  # an ordered unit destroyed at once (an impossible retreat)
-    remove_from_map(s, u, DESTROYED)
-    s.log.append(f"{name(T, u)} destroyed ({why})" + (f" at {hexid(T, h)}" if h >= 0 else ""))
-    if T.is_tatar[u]:
+@kernel
+def destroy(k, g, io, u, why):
+    h = g.hex[u]
+    outright = not g.disorg[u]  # an ordered unit destroyed at once (an impossible retreat)
+    remove_from_map(g, u, DESTROYED)
+    log(io, EV.DESTROYED, u, why, h, 0)
+    if k.is_tatar[u]:
         # 9 and reference decision 11: destroyed outright "counts as disorganization plus destruction".
         if outright:
-            change_spirit(T, s, -2, f"{name(T, u)} destroyed outright: disorganization and destruction")
+            change_spirit(k, g, io, -2, u, SPIRIT_WHY.DESTROYED_OUTRIGHT)
         else:
-            change_spirit(T, s, -1, f"{name(T, u)} destroyed")
-    elif T.side[u] == 0:
-        change_spirit(T, s, +1, f"{name(T, u)} destroyed")
-    check_automatic_victory(T, s)
+            change_spirit(k, g, io, -1, u, SPIRIT_WHY.DESTROYED)
+    elif k.side[u] == 0:
+        change_spirit(k, g, io, 1, u, SPIRIT_WHY.DESTROYED)
+    check_automatic_victory(k, g, io)
 
 
-def apply_loss(T: Tables, s: BerestechkoState, u: int, why: str) -> None:
+@kernel
+def apply_loss(k, g, io, u, why):
     """An ordered unit is disorganized; a disorganized one is destroyed (8.1.4).
 
     Tatar spirit (9): -1 when a Tatar unit is disorganized, -1 when one is destroyed; a unit destroyed
     outright (its loss then an impossible retreat) thus counts both, as 9 says.
     """
-    if s.status[u] != ON_MAP:
+    if g.status[u] != ON_MAP:
         return
-    if s.disorg[u]:
-        destroy(T, s, u, why)
+    if g.disorg[u]:
+        destroy(k, g, io, u, why)
         return
-    s.disorg[u] = 1
-    s.log.append(f"{name(T, u)} suffers losses: disorganized ({why})")
-    if T.is_tatar[u]:
-        change_spirit(T, s, -1, f"{name(T, u)} suffers losses")
+    g.disorg[u] = 1
+    log(io, EV.LOSS, u, why, 0, 0)
+    if k.is_tatar[u]:
+        change_spirit(k, g, io, -1, u, SPIRIT_WHY.LOSS)
 
 
-def check_automatic_victory(T: Tables, s: BerestechkoState) -> None:
+@kernel
+def check_automatic_victory(k, g, io):
     """Four destroyed enemy combat units win at once (10); so does destroying the enemy's last unit
     in a position with fewer units (C29: withdrawn Tatars are not destroyed, 9, and still count)."""
-    if s.sc[S.OVER]:
+    if g.sc[S.OVER]:
         return
-    from .state import Reason
-    from .victory import end_game  # local: victory imports this module
-
-    need = T.rules["automatic_victory_destroyed"]
-    st = s.status
-    for side in (0, 1):
-        if destroyed_count(T, s, side) >= need:
-            end_game(T, s, 1 - side, Reason.AUTOMATIC)
+    for side in range(2):
+        if destroyed_count(k, g, side) >= k.AUTO_VICTORY:
+            end_game(k, g, io, 1 - side, Reason.AUTOMATIC)
             return
-        if not any(st[u] == ON_MAP or st[u] == WITHDRAWN for u in T.combat_units_of[side]):
-            end_game(T, s, 1 - side, Reason.NO_UNITS_LEFT)
+        left = False
+        for u in range(k.NC):
+            if k.side[u] == side and (g.status[u] == ON_MAP or g.status[u] == WITHDRAWN):
+                left = True
+        if not left:
+            end_game(k, g, io, 1 - side, Reason.NO_UNITS_LEFT)
             return
 
 
 # -------------------------------------------------------------------------- retreats
-def retreat_options(T: Tables, s: BerestechkoState, u: int) -> tuple[tuple[int, ...], bool]:
-    """Free hexes ``u`` may retreat to, and whether they are side hexes (an extra loss, 8.1.7)."""
-    h = int(s.hex[u])
-    rear = [x for x in T.rear[T.side[u]][h] if is_free(T, s, x)]
-    if rear:
-        return tuple(rear), False
-    side = [x for x in T.beside[h] if is_free(T, s, x)]
-    return tuple(side), True
+@kernel
+def retreat_options(k, g, u, out):
+    """8.1.7: the free hexes ``u`` may retreat to, written to ``out`` (returns how many), and whether they
+    are side hexes (an extra loss): the rear hexes when any is free, else the free side hexes."""
+    h = g.hex[u]
+    n = 0
+    for i in range(6):
+        x = k.rear[k.side[u], h, i]
+        if x >= 0 and is_free(g, x):
+            out[n] = x
+            n += 1
+    if n:
+        return n, False
+    for i in range(6):
+        x = k.beside[h, i]
+        if x >= 0 and is_free(g, x):
+            out[n] = x
+            n += 1
+    return n, True
 
 
-def start_retreat(T: Tables, s: BerestechkoState, u: int, hexes: int) -> None:
-    """Order ``u`` to retreat ``hexes`` hexes; the engine asks its owner for each hex."""
-    if hexes <= 0 or s.status[u] != ON_MAP:
+@kernel
+def can_retreat(k, g, u):
+    """Whether ``u`` has a free hex to retreat to, rear or side (8.1.7)."""
+    h = g.hex[u]
+    for i in range(6):
+        x = k.rear[k.side[u], h, i]
+        if x >= 0 and is_free(g, x):
+            return True
+        x = k.beside[h, i]
+        if x >= 0 and is_free(g, x):
+            return True
+    return False
+
+
+@kernel
+def retreat_sideways(k, g, u):
+    """Whether ``u``'s retreat goes to the side: no rear hex is free (8.1.7)."""
+    h = g.hex[u]
+    for i in range(6):
+        x = k.rear[k.side[u], h, i]
+        if x >= 0 and is_free(g, x):
+            return False
+    return True
+
+
+@kernel
+def start_retreat(k, g, io, u, hexes):
+    """Order ``u`` to retreat ``hexes`` hexes; its owner is asked for each hex."""
+    if hexes <= 0 or g.status[u] != ON_MAP:
         return
-    if wagon_with(T, s, u) >= 0:
+    if wagon_with(k, g, u) >= 0:
         # 8.3: wagons cannot retreat and hold their infantry: a loss instead.
-        s.log.append(f"{name(T, u)} cannot retreat from its wagons: losses instead [8.3]")
-        apply_loss(T, s, u, "retreat from wagons")
+        log(io, EV.WAGON_HOLDS, u, 0, 0, 0)
+        apply_loss(k, g, io, u, WHY.WAGONS)
         return
-    s.sc[S.RET_UNIT] = u
-    s.sc[S.RET_LEFT] = hexes
-    settle_retreat(T, s)
+    g.sc[S.RET_UNIT] = u
+    g.sc[S.RET_LEFT] = hexes
+    settle_retreat(k, g, io)
 
 
-def settle_retreat(T: Tables, s: BerestechkoState) -> None:
-    """Destroy a unit with no free hex; otherwise leave the retreat pending for its owner."""
-    while s.sc[S.RET_UNIT] >= 0 and s.sc[S.RET_LEFT] > 0:
-        u = int(s.sc[S.RET_UNIT])
-        if s.status[u] != ON_MAP:
-            break
-        options, _ = retreat_options(T, s, u)
-        if options:
-            return
-        s.log.append(f"{name(T, u)} has no free hex to retreat to [8.1.7]")
-        destroy(T, s, u, "retreat impossible")
-        break
-    s.sc[S.RET_UNIT] = -1
-    s.sc[S.RET_LEFT] = 0
+@kernel
+def settle_retreat(k, g, io):
+    """Destroy a unit with no free hex (8.1.7); otherwise leave the retreat pending for its owner."""
+    if g.sc[S.RET_UNIT] >= 0 and g.sc[S.RET_LEFT] > 0:
+        u = g.sc[S.RET_UNIT]
+        if g.status[u] == ON_MAP:
+            if can_retreat(k, g, u):
+                return
+            log(io, EV.NO_RETREAT_HEX, u, 0, 0, 0)
+            destroy(k, g, io, u, WHY.NO_HEX)
+    g.sc[S.RET_UNIT] = -1
+    g.sc[S.RET_LEFT] = 0
 
 
-def retreat_step(T: Tables, s: BerestechkoState, h: int) -> None:
-    """The owner moves the retreating unit to ``h`` (one of :func:`retreat_options`)."""
-    u = int(s.sc[S.RET_UNIT])
-    _, sideways = retreat_options(T, s, u)
-    frm = int(s.hex[u])
-    place(T, s, u, h)
-    s.log.append(f"{name(T, u)} retreats {hexid(T, frm)} -> {hexid(T, h)}" + (" (to the side) [8.1.7]" if sideways else " [8.1.7]"))
-    s.sc[S.RET_LEFT] -= 1
+@kernel
+def retreat_step(k, g, io, h):
+    """The owner moves the retreating unit to ``h`` (one of :func:`retreat_options`); a side hex costs
+    a loss (8.1.7)."""
+    u = g.sc[S.RET_UNIT]
+    sideways = retreat_sideways(k, g, u)
+    frm = g.hex[u]
+    place(k, g, io, u, h)
+    log(io, EV.RETREATS, u, frm, h, 1 if sideways else 0)
+    g.sc[S.RET_LEFT] -= 1
     if sideways:
-        apply_loss(T, s, u, "retreat to the side")
-    settle_retreat(T, s)
+        apply_loss(k, g, io, u, WHY.SIDEWAYS)
+    settle_retreat(k, g, io)
 
 
 # -------------------------------------------------------------------------- combat dice
-def attack_dice(T: Tables, s: BerestechkoState, u: int, target: int, kind: int) -> tuple[int, int]:
-    """(number, sides) of the dice unit ``u`` throws against ``target``.
+@kernel
+def attack_dice_at(k, u, hu, d, hd, kind):
+    """(number, sides) of the dice unit ``u`` at hex ``hu`` throws against ``d`` at ``hd``.
 
     8.1.5: in close combat Tatars throw exactly 1d6 against infantry. 8.1.6 / terrain table: a unit
     attacking from or into complex terrain throws one die of its type. The two do not stack.
     """
-    if kind == CLOSE and T.is_tatar[u] and T.is_inf[target]:
+    if kind == CLOSE and k.is_tatar[u] and k.is_inf[d]:
         return 1, 6
-    if T.complex[s.hex[u]] or T.complex[s.hex[target]]:
-        return 1, T.die[u]
-    return T.att[u], T.die[u]
+    if k.complex[hu] or k.complex[hd]:
+        return 1, k.die[u]
+    return k.att[u], k.die[u]
 
 
-def resistance(T: Tables, s: BerestechkoState, u: int) -> int:
+@kernel
+def resistance(k, g, u):
     """R of the unit, doubled by its wagons (8.3)."""
-    r = T.res[u][int(s.disorg[u])]
-    return 2 * r if wagon_with(T, s, u) >= 0 else r
+    r = k.res[u, g.disorg[u]]
+    return 2 * r if wagon_with(k, g, u) >= 0 else r

@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core.errors import ScenarioError
+from .combat import resistance, wagon_with
 from .data import SIDES
 from .state import (CLOSE, DESTROYED, INTERACTION, ON_MAP, PHASE_NAMES, RANGED, RECON, STATUS_NAMES, UNUSED,
                     WITHDRAWN, Phase, Reason, S)
@@ -77,17 +78,6 @@ def _blank(engine):
     for k in _TRANSIENT:
         s.sc[k] = -1
     return s
-
-
-def clear_activation(s) -> None:
-    """Forget everything about the activation and combat just finished (the state between activations
-    is then the same however it was reached, so a position taken there restores it exactly)."""
-    s.part[:] = 0
-    for k in (S.UNIT, S.WITH_WAGON, S.TARGET, S.RET_UNIT, S.VACATED, S.DIE_SLOT):
-        s.sc[k] = -1
-    for k in (S.KIND, S.NO_ATTACK, S.RET_LEFT, S.SOURCE, S.ATT_ARTY, S.DEF_ARTY, S.ROLL_DIFF, S.CHOOSER,
-              S.ATT_CHOICE):
-        s.sc[k] = 0
 
 
 def standard_setup(engine, variant: bool):
@@ -328,9 +318,7 @@ def _read_pending(r: _Reader, s, pos: dict) -> None:
             r.bad("activation.unit", a.get("unit"), f"its activation value is {T.act[u]}, the die shows {int(s.sc[S.SOURCE])}")
         s.sc[S.UNIT] = u
         if r.bool("activation.with_wagon", a.get("with_wagon", False)):
-            from .combat import wagon_with
-
-            w = wagon_with(T, s, u)
+            w = wagon_with(r.engine.K, r.engine.views(s), u)
             if w < 0:
                 r.bad("activation.with_wagon", True, "the unit is not combined with a wagon (7.2)")
             s.sc[S.WITH_WAGON] = w
@@ -412,8 +400,9 @@ def _read_combat(r: _Reader, s, combat: Any, phase: int, resolved: bool) -> None
 
         if s.status[d] != ON_MAP or s.hex[d] != s.sc[S.VACATED]:
             r.bad("combat.vacated", c.get("vacated"), "before the choice the defender is still on its hex")
-        R = resistance(T, s, d)
-        if not R < s.sc[S.ROLL_DIFF] < 2 * R or s.sc[S.KIND] != CLOSE or wagon_with(T, s, d) >= 0:
+        k, g = r.engine.K, r.engine.views(s)
+        R = resistance(k, g, d)
+        if not R < s.sc[S.ROLL_DIFF] < 2 * R or s.sc[S.KIND] != CLOSE or wagon_with(k, g, d) >= 0:
             r.bad("combat.result", c.get("result"), f"a loss-or-retreat choice follows R < CR < 2R in close combat "
                   f"against a unit without wagons (8.1.4; R = {R})")
         chooser = r.choice("combat.chooser", c.get("chooser"), SIDES)
@@ -444,8 +433,6 @@ _PAID = {
 
 def _check_combat_step(r: _Reader, s, phase: int) -> None:
     """Before the dice: the offer pending must be one the rules make (6.2.2, 8.1.1, 8.1.3)."""
-    from .combat import wagon_with
-
     T, p, d = r.T, int(s.sc[S.ACTIVE]), int(s.sc[S.TARGET])
     if phase in _PAID:
         defender, track, cost, case = _PAID[phase]
@@ -454,7 +441,7 @@ def _check_combat_step(r: _Reader, s, phase: int) -> None:
         if have < T.rules[cost]:
             key = ("reconnaissance", "interaction")[track]
             r.bad(f"commands.{SIDES[who]}.{key}", have, f"decision {PHASE_NAMES[phase]} costs {T.rules[cost]} ({case})")
-    if phase == Phase.RETREAT_BEFORE and wagon_with(T, s, d) >= 0:
+    if phase == Phase.RETREAT_BEFORE and wagon_with(r.engine.K, r.engine.views(s), d) >= 0:
         r.bad("combat.target", T.sc.names[d], "infantry with its wagons cannot retreat before combat (8.3, C9)")
     if phase == Phase.ATT_ARTILLERY and not any(s.part[u] and T.is_inf[u] for u in range(T.NC)):
         r.bad("combat.attackers", [T.sc.names[u] for u in range(T.NC) if s.part[u]],
@@ -597,11 +584,9 @@ def invariant_violations(engine, s) -> list[str]:
 # ================================================================================ summary
 def summary(engine, s) -> dict[str, Any]:
     """The whole state for a researcher (omniscient, read-only, plain JSON types): see docs/berestechko.md."""
-    from .victory import victory_points
-
     sc, g, T = engine.scenario, engine.grid, engine.T
     over = bool(s.sc[S.OVER])
-    vp = [int(s.sc[S.VP0]), int(s.sc[S.VP1])] if over else victory_points(T, s)
+    vp = engine.scores(s)
     units = []
     for u in range(sc.n_units):
         st = int(s.status[u])

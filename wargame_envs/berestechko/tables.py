@@ -1,15 +1,170 @@
-"""Plain-Python lookup tables built once per scenario for the hot rule code.
+"""Tables built once per scenario, for the compiled rules and for the Python code around them.
 
-Reading a Python list is several times faster than indexing a numpy array element by element;
-the rules read these, while the game state itself stays in numpy arrays.
+* :func:`pack_tables` packs the scenario (unit values, map, rule constants, victory points), the action
+  codec and the observation layout into ONE int32 array ``kt``, laid out by a structured dtype ``kdt``
+  (:func:`k_dtype`: the scalars of :data:`K_SCALARS` in upper case, then the arrays in lower case).
+  A compiled rule reads it as a numba record, ``k = as_record(kt, kdt)`` (``k.H``, ``k.side[u]``,
+  ``k.adj[h, j]``), and a game's state buffer the same way with the state's dtype
+  (:func:`state_dtype`: ``g.hex[u]``, ``g.sc[S.PHASE]``, ``g.cmd[p, RECON]``). A record is passed by
+  reference, so handing ``k`` and ``g`` to every rule function costs nothing, and the plain arrays keep a
+  call from Python cheap; the scenario stays out of module globals, so the on-disk compiled cache holds
+  for any ``data_dir``. Rules that roll dice or write the log also take an :class:`IO`.
+* :class:`Tables` holds the same facts as Python lists, for positions, views and summaries.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
+import numpy as np
+
+from ..core.jit import COMPILED, kernel
 from .data import CAVALRY, INFANTRY, NATIONS, WAGON, Scenario
+
+#: The scalars of the packed tables, in order.
+K_SCALARS = (
+    "H", "U", "NC",                         # hexes, counters, combat units (wagons are NC .. U - 1)
+    # rules constants (data/scenario.toml [rules])
+    "ROUNDS", "ACTS_LIMIT", "COMMAND_CAP", "ACTIVATION_COST", "RECOVERY_COST", "RETREAT_BEFORE_COST",
+    "TAKE_CHOICE_COST", "ATTACK_COST", "ARTILLERY_COST", "SPIRIT_MAX", "AUTO_VICTORY",
+    # victory points (data/scenario.toml [victory], 10)
+    "VP_DESTROYED_UNIT", "VP_DISORGANIZED_UNIT", "VP_DESTROYED_WAGON", "VP_CAMP", "VP_TATARS_END",
+    "VP_CONTINUED_END",
+    # the action codec (actions.py): start of each range, and the size
+    "A_DIE", "A_UNIT", "A_WAGON_DIE", "A_WAGON_CMD", "A_OPTION", "N_ACTIONS",
+    # the observation (observation.py): size, start of the global features, victory points, roster
+    "OBS_SIZE", "OBS_FEATURES", "OBS_VP", "OBS_ROSTER",
+)
+#: The per-unit arrays of the packed tables (each (U,)): side and kind, then activation value, die sides,
+#: attack and defence dice, and hexes of movement.
+K_UNIT_ARRAYS = ("side", "is_cav", "is_inf", "is_wagon", "is_tatar", "is_cossack_inf",
+                 "act", "die", "att", "dfn", "move")
+
+#: What a rule that rolls or logs needs: the dice stream (``core.chance.roll``: uniforms or scripted values,
+#: and its state) and the event buffer (``core.events.emit``; a (0, 5) buffer when nobody reads the log).
+IO = namedtuple("IO", ["dv", "ds", "ev", "evn"])
+
+
+def k_dtype(H: int, U: int) -> np.dtype:
+    """The layout of the packed tables for ``H`` hexes and ``U`` counters (every field int32)."""
+    return np.dtype([(name, np.int32) for name in K_SCALARS] + [
+        ("adj", np.int32, (H, 6)),      # neighbours in the grid's order, -1 padded
+        ("rear", np.int32, (2, H, 6)),  # neighbours one line back for side p (P-L toward lower lines, 8.1.7)
+        ("beside", np.int32, (H, 6)),   # neighbours on the same line
+        ("complex", np.int32, (H,)),    # complex terrain (2.1)
+        ("camp", np.int32, (H,)),       # C-T victory hexes 03/04 (10)
+    ] + [(name, np.int32, (U,)) for name in K_UNIT_ARRAYS] + [
+        ("res", np.int32, (U, 2)),      # resistance ordered, disorganized
+    ])
+
+
+def state_dtype(state_class) -> np.dtype:
+    """The state buffer's fields (``state.make_state_class``) as a structured dtype, for :func:`as_record`."""
+    return np.dtype([(name, np.int32, shape) for name, _, _, shape in state_class._layout])
+
+
+def _padded(rows, n: int) -> np.ndarray:
+    out = np.full((n, 6), -1, dtype=np.int32)
+    for i, row in enumerate(rows):
+        out[i, :len(row)] = row
+    return out
+
+
+def pack_tables(sc: Scenario, codec, obs_layout) -> tuple[np.ndarray, np.dtype]:
+    """``(kt, kdt)``: the scenario's tables as one read-only int32 array and its layout."""
+    T = Tables(sc)
+    r, v = sc.rules, sc.victory
+    kdt = k_dtype(T.H, T.U)
+    rec = np.zeros(1, dtype=kdt)
+    values = dict(
+        H=T.H, U=T.U, NC=T.NC,
+        ROUNDS=r["rounds"], ACTS_LIMIT=r["activations_per_round"], COMMAND_CAP=r["command_cap"],
+        ACTIVATION_COST=r["additional_activation_cost"], RECOVERY_COST=r["recovery_cost"],
+        RETREAT_BEFORE_COST=r["retreat_before_combat_cost"], TAKE_CHOICE_COST=r["take_choice_cost"],
+        ATTACK_COST=r["declared_attack_cost"], ARTILLERY_COST=r["artillery_cost"], SPIRIT_MAX=r["tatar_spirit_max"],
+        AUTO_VICTORY=r["automatic_victory_destroyed"],
+        VP_DESTROYED_UNIT=v["destroyed_enemy_unit"], VP_DISORGANIZED_UNIT=v["disorganized_enemy_unit"],
+        VP_DESTROYED_WAGON=v["destroyed_wagon"], VP_CAMP=v["unit_in_camp"], VP_TATARS_END=v["tatars_withdrawn_end"],
+        VP_CONTINUED_END=v["battle_continued_end"],
+        A_DIE=codec.DIE, A_UNIT=codec.UNIT, A_WAGON_DIE=codec.UNIT_WAGON_DIE, A_WAGON_CMD=codec.UNIT_WAGON_CMD,
+        A_OPTION=codec.OPTION, N_ACTIONS=codec.size,
+        OBS_SIZE=obs_layout.size, OBS_FEATURES=obs_layout.slices["me"].start,
+        OBS_VP=obs_layout.slices["victory_points"].start, OBS_ROSTER=obs_layout.slices["roster"].start,
+        adj=_padded(T.adj, T.H), rear=np.stack([_padded(T.rear[0], T.H), _padded(T.rear[1], T.H)]),
+        beside=_padded(T.beside, T.H), complex=T.complex, camp=T.camp,
+        side=T.side, is_cav=T.is_cav, is_inf=T.is_inf, is_wagon=T.is_wagon, is_tatar=T.is_tatar,
+        is_cossack_inf=T.is_cossack_inf, act=T.act, die=T.die, att=T.att, dfn=T.dfn, move=T.move_allowance,
+        res=T.res,
+    )
+    assert sorted(values) == sorted(kdt.names)
+    for name, value in values.items():
+        rec[0][name] = value
+    kt = rec.view(np.int32)
+    kt.setflags(write=False)
+    return kt, kdt
+
+
+def record(arr: np.ndarray, dt: np.dtype) -> np.record:
+    """``arr``'s memory as one numpy record of dtype ``dt`` (array fields are views: writes go to ``arr``);
+    a compiled rule called from Python takes it where compiled code has :func:`as_record`."""
+    return arr.view(dtype=dt, type=np.recarray)[0]
+
+
+def _jit_enabled() -> bool:
+    if not COMPILED:
+        return False
+    from numba import config
+
+    return not config.DISABLE_JIT
+
+
+def _same(arr: np.ndarray) -> np.ndarray:
+    return arr
+
+
+if not _jit_enabled():
+    as_record = record  # plain Python: numpy records have attribute access and array views too
+    borrowed = _same
+else:
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+
+    @intrinsic
+    def borrowed(typingctx, arr):
+        """``arr`` without its reference count: handing it from function to function then costs no
+        atomic counting. Only for arrays that outlive the call (the arguments of an entry kernel)."""
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(arr)(context, builder, value=args[0])
+            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
+            ary.parent = cgutils.get_null_value(ary.parent.type)
+            return ary._getvalue()
+
+        return arr(arr), codegen
+
+    @intrinsic
+    def as_record(typingctx, arr, dt):
+        """``arr``'s memory as one record of dtype ``dt`` (a numba record is a pointer to its data: no copy,
+        and passing it to a function costs one pointer). ``arr`` must be contiguous and hold ``dt.itemsize``
+        bytes (the callers pass the buffers the dtypes were made for) and outlive the record."""
+        rec_type = dt.dtype
+
+        def codegen(context, builder, signature, args):
+            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
+            return builder.bitcast(ary.data, context.get_value_type(rec_type))
+
+        return rec_type(arr, dt), codegen
+
+
+@kernel
+def make_io(dv, ds, ev, evn):
+    """The :class:`IO` of a call, its arrays :func:`borrowed` (they are the entry kernel's arguments)."""
+    return IO(borrowed(dv), borrowed(ds), borrowed(ev), borrowed(evn))
 
 
 class Tables:
+    """The scenario as Python lists (fast to read element by element in Python)."""
+
     def __init__(self, sc: Scenario):
         g = sc.grid
         self.sc = sc

@@ -1,54 +1,52 @@
-"""Victory points and the end of the game (9, 10)."""
+"""Victory points and the end of the game (9, 10): compiled rules."""
 
 from __future__ import annotations
 
-from .state import DESTROYED, UNUSED, BerestechkoState, Phase, Reason, S
-from .tables import Tables
-
-REASON_TEXT = {
-    Reason.AUTOMATIC: "automatic victory: four enemy units destroyed [10]",
-    Reason.POINTS: "end of round 2: victory points [10]",
-    Reason.TATARS_ENDED: "the Cossack-Tatar player ended the battle after the Tatar withdrawal [9]",
-    Reason.NO_UNITS_LEFT: "automatic victory: every enemy combat unit destroyed [10, C29]",
-}
+from ..core.jit import kernel
+from .events import EV, log
+from .state import DESTROYED, UNUSED, Phase, Reason, S
 
 
-def victory_points(T: Tables, s: BerestechkoState, reason: int = Reason.NONE) -> list[int]:
-    """VP of each side by the table of 10 (end bonuses only for the matching ``reason``)."""
-    v = T.sc.victory
-    vp = [0, 0]
-    status, disorg, hexes = s.status.tolist(), s.disorg.tolist(), s.hex.tolist()
-    destroyed_unit, disorganized_unit = v["destroyed_enemy_unit"], v["disorganized_enemy_unit"]
-    for u in range(T.U):
-        st = status[u]
+@kernel
+def victory_points(k, g, reason):
+    """(P-L, C-T) VP by the table of 10 (the end bonuses only for the matching ``reason``)."""
+    vp0, vp1 = 0, 0
+    for u in range(k.U):
+        st = g.status[u]
         if st == UNUSED:
             continue
-        enemy = 1 - T.side[u]
+        gain = 0
         if st == DESTROYED:
-            vp[enemy] += v["destroyed_wagon"] if T.is_wagon[u] else destroyed_unit
-            continue
-        if disorg[u]:
-            vp[enemy] += disorganized_unit
-        # 10: "each Cossack/Tatar unit in hexes 03 or 04" scores its +2 whatever its state (issue 11.1).
-        if enemy == 0 and hexes[u] >= 0 and T.camp[hexes[u]] and not T.is_wagon[u]:
-            vp[1] += v["unit_in_camp"]
+            gain = k.VP_DESTROYED_WAGON if k.is_wagon[u] else k.VP_DESTROYED_UNIT
+        else:
+            if g.disorg[u]:
+                gain = k.VP_DISORGANIZED_UNIT
+            # 10: "each Cossack/Tatar unit in hexes 03 or 04" scores its +2 whatever its state (issue 11.1).
+            h = g.hex[u]
+            if k.side[u] == 1 and h >= 0 and k.camp[h] and not k.is_wagon[u]:
+                vp1 += k.VP_CAMP
+        if k.side[u] == 0:
+            vp1 += gain
+        else:
+            vp0 += gain
     if reason == Reason.TATARS_ENDED:
-        vp[0] += v["tatars_withdrawn_end"]
-    if reason == Reason.POINTS and s.sc[S.CONTINUED]:
-        vp[1] += v["battle_continued_end"]
-    return vp
+        vp0 += k.VP_TATARS_END
+    if reason == Reason.POINTS and g.sc[S.CONTINUED]:
+        vp1 += k.VP_CONTINUED_END
+    return vp0, vp1
 
 
-def end_game(T: Tables, s: BerestechkoState, winner: int | None, reason: int) -> None:
-    """Finish the game; with ``winner=None`` the victory points decide (ties to the C-T player)."""
-    vp = victory_points(T, s, reason)
-    if winner is None:
-        winner = 0 if vp[0] > vp[1] else 1
-    s.sc[S.VP0], s.sc[S.VP1] = vp
-    s.sc[S.OVER] = 1
-    s.sc[S.WINNER] = winner
-    s.sc[S.REASON] = reason
-    s.sc[S.PHASE] = Phase.GAME_OVER
-    s.sc[S.DECIDER] = -1
-    s.log.append(f"Game over: {('Polish-Lithuanian', 'Cossack-Tatar')[winner]} win, "
-                 f"VP {vp[0]}-{vp[1]}; {REASON_TEXT[Reason(reason)]}")
+@kernel
+def end_game(k, g, io, winner, reason):
+    """Finish the game; with ``winner`` -1 the victory points decide (ties to the C-T player, 10)."""
+    vp0, vp1 = victory_points(k, g, reason)
+    if winner < 0:
+        winner = 0 if vp0 > vp1 else 1
+    g.sc[S.VP0] = vp0
+    g.sc[S.VP1] = vp1
+    g.sc[S.OVER] = 1
+    g.sc[S.WINNER] = winner
+    g.sc[S.REASON] = reason
+    g.sc[S.PHASE] = Phase.GAME_OVER
+    g.sc[S.DECIDER] = -1
+    log(io, EV.GAME_OVER, winner, vp0, vp1, reason)
