@@ -28,6 +28,8 @@ N_UNIT_SLOTS = 50
 N_LEADER_SLOTS = 8
 N_CMD_SLOTS = 8
 OPTIONS = ("PASS", "NO", "YES", "SHOCK_ALL", "SHOCK_UNATTACKED", "STD_RALLY", "STD_MOVE")
+# their offsets in the OPT block (the compiled rules add them to the block's start)
+OPT_PASS, OPT_NO, OPT_YES, OPT_SHOCK_ALL, OPT_SHOCK_UNATTACKED, OPT_STD_RALLY, OPT_STD_MOVE = range(len(OPTIONS))
 FACING_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
 
 

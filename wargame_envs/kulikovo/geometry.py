@@ -13,8 +13,6 @@ from ..core.hexgrid import AXIAL_DIRECTIONS
 from .data import RIVER, SLOPE, STEEP, Scenario
 
 FRONT, FLANK, REAR = 0, 1, 2
-# CAT[f][d]: category of neighbour direction d for a unit facing vertex f
-CAT = tuple(tuple((FRONT, FRONT, FLANK, REAR, REAR, FLANK)[(d - f) % 6] for d in range(6)) for f in range(6))
 FRONT_DIRS = tuple((f, (f + 1) % 6) for f in range(6))
 # screen angle of each facing vertex (0 = east, counter-clockwise), for rendering
 FACING_DEG = tuple(60.0 * f for f in range(6))
@@ -115,36 +113,14 @@ class Geometry:
         self._elev = np.asarray(sc.elev, dtype=np.int64)
         self._woods = np.asarray(sc.woods, dtype=bool)
         self._vis_cache: dict[int, np.ndarray] = {}
-        self._ambush_vis: dict[tuple[int, ...], np.ndarray] = {}
         self.dist_rows: dict[int, tuple[int, ...]] = {}
-        self.by_distance: dict[int, tuple[int, ...]] = {}
         # front_nb[h][f]: the two frontal neighbours (or -1) of hex h for facing f
         self.front_nb = tuple(tuple((self.nbr[h][a], self.nbr[h][b]) for (a, b) in FRONT_DIRS) for h in range(n))
 
     # ------------------------------------------------------------------ facing
-    @staticmethod
-    def category(face: int, dirs: tuple[int, ...]) -> int:
-        """Hexside category (FRONT/FLANK/REAR) of a hex in direction(s) ``dirs``; a line along a vertex
-        between two categories counts as the better one for the unit facing ``face``."""
-        return min(CAT[face][d] for d in dirs)
-
     def frontal(self, h: int, face: int) -> tuple[int, int]:
         a, b = FRONT_DIRS[face]
         return self.nbr[h][a], self.nbr[h][b]
-
-    def seen_from_any(self, hexes: tuple[int, ...]) -> np.ndarray:
-        """Hexes from which at least one of ``hexes`` is in LOS (LOS is symmetric: same line, same
-        blocking test), cached per set of hexes (the Ambush Regiment's, 15.2)."""
-        v = self._ambush_vis.get(hexes)
-        if v is None:
-            v = np.zeros(self.n, dtype=bool)
-            for h in hexes:
-                v |= self.visible_from(h)
-            v.setflags(write=False)
-            if len(self._ambush_vis) > 64:
-                self._ambush_vis.clear()
-            self._ambush_vis[hexes] = v
-        return v
 
     # -------------------------------------------------------------- visibility
     def visible_from(self, src: int) -> np.ndarray:

@@ -11,14 +11,19 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..core.chance import DS_SIZE
 from ..core.jit import kernel
 from ..core.observation import ObservationLayout
 from .actions import N_CMD_SLOTS, N_LEADER_SLOTS
 from .data import TYPES
 from .state import (
-    D_DEFENSE, D_FACE, D_RETREAT, D_SHOCK_MODE, D_UNIT_ACT, DISORDERED, F_DONE, F_INCMD, G_ACTIVATIONS, G_ACTIVE, G_AMBUSH_PLACED, G_CMD, G_FREE, G_MAX_ACT, G_OVER, L_ACTIVE, L_HIDDEN, L_REPL, L_REPL_DEAD,
-    LF_REAL, N_DECISION_KINDS, RETIRED,
+    D_DEFENSE, D_FACE, D_RETREAT, D_SHOCK_MODE, D_UNIT_ACT, DISORDERED, F_DONE, F_INCMD, G_ACTIVATIONS, G_ACTIVE,
+    G_AMBUSH_PLACED, G_CMD, G_FREE, G_MAX_ACT, G_OVER, G_SP, L_ACTIVE, L_HIDDEN, L_REPL, L_REPL_DEAD, LF_REAL,
+    N_DECISION_KINDS, RETIRED,
 )
+from .rules.board import flight_points
+from .rules.kstate import make_ctx
+from .rules.leaders import command_ratings
 
 PLANES = ([f"own_{t}" for t in TYPES] + [f"enemy_{t}" for t in TYPES] +
           ["own_disordered", "own_retired", "enemy_disordered", "enemy_retired"] +
@@ -40,67 +45,135 @@ def build_layout(eng) -> ObservationLayout:
 
 
 def observe(eng, s, player: int) -> np.ndarray:
-    """The observation of ``player``: the terrain planes from a template, the pieces drawn by a
-    compiled kernel, then the pending decision's planes and the global features."""
-    obs = eng._obs_template.copy()
-    _draw_pieces(obs, s.buf, eng._obs_spans, eng._obs_unit_table[player], eng._obs_leader_planes[player],
-                 eng._obs_std_planes[player], eng._obs_front_nb, eng._obs_marks)
-    if player == 0 and not s.g[G_AMBUSH_PLACED]:
-        obs[eng._obs_ambush0 + s.ambush] = 1.0
-    pending, opts = (None, ()) if s.g[G_OVER] else eng._pending(s)  # the pending decision's task, its options
-    legal, unit_hex = _decision_hexes(eng, s, player, pending, opts)
-    if legal or unit_hex:
-        obs[legal + unit_hex] = 1.0
-    obs[eng._obs_feature_block] = _leader_features(eng, s, player)
-    _features(eng, s, player, pending, obs)
+    """The observation of ``player`` (float32), written by the compiled :func:`write_obs`."""
+    obs = np.empty(eng.obs_layout.size, dtype=np.float32)
+    k_observe(s.buf, eng.tables(s), *eng._obs_tables, eng._obs_template, eng._options(s), int(player), obs)
     return obs
 
 
+# ooff indices: plane and feature offsets the kernel writes at
+(O_N, O_FACING0, O_INCMD0, O_DONE0, O_AMBUSH0, O_LEGAL0, O_UNIT0, O_DECISION_KIND, O_TO_DECIDE, O_UNIT_MP,
+ O_OWN_ACT, O_OWN_FP, O_ENEMY_FP, O_ACTIVATIONS, O_FREE, O_OWN_CMD_ACTIVE, O_ENEMY_CMD_ACTIVE, O_OWN_RATING,
+ O_ENEMY_RATING, O_OWN_LEADER_IN, O_ENEMY_LEADER_IN, O_OWN_REAL, O_AMBUSH_PLACED, O_STD_CAPTURED) = range(24)
+
+
 @kernel
-def _draw_pieces(obs, buf, spans, units, leader_planes, std_planes, front_nb, marks):
-    """Set the pieces' marks in ``obs`` (zeros there): per unit its type, facing, disordered / retired
-    status, own command marks and the ZOC of its frontal hexes (7.0); per leader shown and Standard not
-    captured its mark. ``buf``: the state's buffer; ``spans``: where u_hex, u_face, u_status, u_flags,
-    l_hex, l_state, std_hex, std_captured start in it; ``units[:, u]``: type, disordered and retired
-    plane offsets, whether the observer's, ZOC plane offset (-1: none); ``leader_planes[l]``: offset of
-    the plane leader ``l`` shows on; ``std_planes[side]`` the same for the Standards; ``front_nb[h, f]``:
-    the frontal neighbours; ``marks``: hexes, facing_0, own_in_command and own_done offsets, the
-    command flags in command / done, the number of leaders and the leader states shown."""
-    n, facing0, incmd0, done0, f_incmd, f_done, n_leaders = (marks[0], marks[1], marks[2], marks[3], marks[4],
-                                                            marks[5], marks[6])
-    n_units = units.shape[1]
-    for u in range(n_units):
-        h = buf[spans[0] + u]
+def _set(obs, i, v, scale):
+    """``obs[i] = v`` (float32), or for the compact uint8 form (``scale`` 255) ``floor(255 v + 0.5)`` of the
+    float32 value."""
+    if scale == 1.0:
+        obs[i] = v
+    else:
+        obs[i] = np.float64(np.float32(v)) * scale + 0.5
+
+
+@kernel
+def write_obs(c, T, units, leader_planes, std_planes, ooff, template, mask, player, obs, scale):
+    """The observation of ``player`` into ``obs``: the terrain planes from ``template``, then per unit its
+    type, facing, disordered / retired status, own command marks and the ZOC of its frontal hexes (7.0);
+    per leader shown and Standard not captured its mark; the hidden Ambush hexes for the Russian; the
+    pending decision's legal hexes (``mask``) and unit; the global features. ``units[player][:, u]``:
+    type, disordered and retired plane offsets, whether the observer's, ZOC plane offset (-1: none);
+    ``leader_planes[player][l]``, ``std_planes[player][side]``: plane offsets; ``ooff``: the offsets
+    named O_*. ``obs`` float32 (``scale`` 1), or uint8 (the compact form: ``scale`` 255)."""
+    obs[:] = template
+    n = ooff[O_N]
+    ut = units[player]
+    u_hex, u_face, u_status, u_flags = c.u_hex, c.u_face, c.u_status, c.u_flags  # (read once: kernel speed)
+    front_nb = T.front_nb
+    for u in range(T.U):
+        h = u_hex[u]
         if h < 0:
             continue
-        face = buf[spans[1] + u]
-        status = buf[spans[2] + u]
-        obs[units[0, u] + h] = 1.0
-        obs[facing0 + face * n + h] = 1.0
+        face = u_face[u]
+        status = u_status[u]
+        _set(obs, ut[0, u] + h, 1.0, scale)
+        _set(obs, ooff[O_FACING0] + face * n + h, 1.0, scale)
         if status == DISORDERED:
-            obs[units[1, u] + h] = 1.0
+            _set(obs, ut[1, u] + h, 1.0, scale)
         elif status == RETIRED:
-            obs[units[2, u] + h] = 1.0
-        if units[3, u]:
-            flags = buf[spans[3] + u]
-            if flags & f_incmd:
-                obs[incmd0 + h] = 1.0
-            if flags & f_done:
-                obs[done0 + h] = 1.0
-        zoc = units[4, u]
+            _set(obs, ut[2, u] + h, 1.0, scale)
+        if ut[3, u]:
+            if u_flags[u] & F_INCMD:
+                _set(obs, ooff[O_INCMD0] + h, 1.0, scale)
+            if u_flags[u] & F_DONE:
+                _set(obs, ooff[O_DONE0] + h, 1.0, scale)
+        zoc = ut[4, u]
         if zoc >= 0 and status < RETIRED:
             for k in range(2):
-                t = front_nb[h, face, k]
-                if t >= 0:
-                    obs[zoc + t] = 1.0
-    for l in range(n_leaders):
-        h = buf[spans[4] + l]
-        state = buf[spans[5] + l]
-        if h >= 0 and (state == marks[7] or state == marks[8] or state == marks[9]):  # hidden leaders are not shown
-            obs[leader_planes[l] + h] = 1.0
+                x = front_nb[h, face, k]
+                if x >= 0:
+                    _set(obs, zoc + x, 1.0, scale)
+    l_hex, l_state = c.l_hex, c.l_state
+    for l in range(T.NL):
+        h = l_hex[l]
+        st = l_state[l]
+        if h >= 0 and (st == L_ACTIVE or st == L_REPL or st == L_REPL_DEAD):  # hidden leaders are not shown
+            _set(obs, leader_planes[player, l] + h, 1.0, scale)
     for side in range(2):
-        if not buf[spans[7] + side]:
-            obs[std_planes[side] + buf[spans[6] + side]] = 1.0
+        if not c.std_captured[side]:
+            _set(obs, std_planes[player, side] + c.std_hex[side], 1.0, scale)
+    if player == 0 and not c.g[G_AMBUSH_PLACED]:
+        for k in range(T.NAMB):
+            _set(obs, ooff[O_AMBUSH0] + c.ambush[k], 1.0, scale)
+    q = 1 - player
+    if not c.g[G_OVER]:
+        sp = c.g[G_SP]
+        kind, who, u = c.stack[sp - 1, 0], c.stack[sp - 1, 1], c.stack[sp - 1, 2]
+        _set(obs, ooff[O_DECISION_KIND] + kind, 1.0, scale)
+        if who == player:
+            for h in range(T.N):
+                if mask[h]:
+                    _set(obs, ooff[O_LEGAL0] + h, 1.0, scale)
+            _set(obs, ooff[O_TO_DECIDE], 1.0, scale)
+            if (kind == D_UNIT_ACT or kind == D_SHOCK_MODE or kind == D_RETREAT or kind == D_FACE
+                    or kind == D_DEFENSE) and 0 <= u < T.U and c.u_hex[u] >= 0:
+                _set(obs, ooff[O_UNIT0] + c.u_hex[u], 1.0, scale)
+                _set(obs, ooff[O_UNIT_MP], min(1.0, max(0, c.u_mp[u]) / 10.0), scale)
+    if c.g[G_ACTIVE] == player:
+        _set(obs, ooff[O_OWN_ACT], 1.0, scale)
+    _set(obs, ooff[O_OWN_FP], min(1.0, flight_points(c, T, player) / FP_SCALE), scale)
+    _set(obs, ooff[O_ENEMY_FP], min(1.0, flight_points(c, T, q) / FP_SCALE), scale)
+    mx = c.g[G_MAX_ACT]
+    _set(obs, ooff[O_ACTIVATIONS], min(1.0, c.g[G_ACTIVATIONS] / (mx if mx else 1000)), scale)
+    if c.g[G_FREE]:
+        _set(obs, ooff[O_FREE], 1.0, scale)
+    cmd = c.g[G_CMD]
+    if 0 <= cmd < T.NC:
+        p = T.cmd_player[cmd]
+        _set(obs, ooff[O_OWN_CMD_ACTIVE if p == player else O_ENEMY_CMD_ACTIVE] + cmd - T.side_cfirst[p], 1.0,
+             scale)
+    if c.g[G_AMBUSH_PLACED]:
+        _set(obs, ooff[O_AMBUSH_PLACED], 1.0, scale)
+    if c.std_captured[player]:
+        _set(obs, ooff[O_STD_CAPTURED], 1.0, scale)
+    if c.std_captured[q]:
+        _set(obs, ooff[O_STD_CAPTURED] + 1, 1.0, scale)
+    ratings = np.empty(T.NC, np.int64)
+    command_ratings(c, T, ratings)
+    for side in range(2):
+        own = side == player
+        for cmd in range(T.side_cfirst[side], T.side_cend[side]):
+            r = ratings[cmd]
+            v = (r if r > 0 else 0) / 10.0
+            if v:
+                _set(obs, ooff[O_OWN_RATING if own else O_ENEMY_RATING] + cmd - T.side_cfirst[side], v, scale)
+        for l in range(T.side_lfirst[side], T.side_lend[side]):
+            st = c.l_state[l]
+            if st == L_ACTIVE or st == L_REPL or st == L_REPL_DEAD or st == L_HIDDEN:  # a hidden leader's existence is public
+                _set(obs, ooff[O_OWN_LEADER_IN if own else O_ENEMY_LEADER_IN] + l - T.side_lfirst[side], 1.0, scale)
+    if player == 0:
+        for l in range(T.side_lfirst[0], T.side_lend[0]):
+            if c.l_flags[l] & LF_REAL:
+                _set(obs, ooff[O_OWN_REAL] + l - T.side_lfirst[0], 1.0, scale)
+
+
+@kernel
+def k_observe(buf, T, units, leader_planes, std_planes, ooff, template, mask, player, obs):
+    """:func:`write_obs` for one game."""
+    c = make_ctx(buf, T, np.zeros(0, np.float64), np.zeros(DS_SIZE, np.int64), np.zeros((0, 5), np.int32),
+                 np.zeros(1, np.int64), np.zeros((2, 1), np.int64), np.zeros((2, 1, 6), np.int64), mask)
+    write_obs(c, T, units, leader_planes, std_planes, ooff, template, mask, player, obs, 1.0)
 
 
 def observe_reference(eng, s, player: int) -> np.ndarray:
@@ -268,22 +341,24 @@ def prepare(eng) -> None:
 
 
 def _prepare_kernel(eng) -> None:
-    """The tables :func:`_draw_pieces` reads (see its docstring) and the template it draws on."""
+    """The tables :func:`write_obs` reads (see its docstring) and the templates it starts from."""
     N, pi = eng.N, eng._plane_index
     eng._obs_template = eng.obs_layout.new()
     eng._obs_template[eng._static_slice] = eng._static_planes
-    eng._obs_spans = np.array([eng.state_class.span(name, name).start for name in
-                               ("u_hex", "u_face", "u_status", "u_flags", "l_hex", "l_state", "std_hex", "std_captured")])
+    eng._obs_template_u8 = np.floor(eng._obs_template.astype(np.float64) * 255.0 + 0.5).astype(np.uint8)
     zoc_plane = (pi["enemy_zoc"] * N, pi["own_zoc"] * N)  # [unit is the observer's]
-    eng._obs_unit_table = tuple(
-        np.array([tp, dp, rp, own, [zoc_plane[o] if eng.uzoc[u] else -1 for u, o in enumerate(own)]], dtype=np.int64)
-        for tp, dp, rp, own in eng._obs_unit_rows)
-    eng._obs_leader_planes = tuple(
-        np.array([pi["own_leader" if eng.lplayer[l] == player else "enemy_leader"] * N for l in range(eng.NL)], dtype=np.int64)
-        for player in (0, 1))
-    eng._obs_std_planes = tuple(
-        np.array([pi["own_standard" if side == player else "enemy_standard"] * N for side in (0, 1)], dtype=np.int64)
-        for player in (0, 1))
-    eng._obs_front_nb = np.array(eng.geo.front_nb, dtype=np.int64)
-    eng._obs_marks = np.array([N, eng._obs_facing0, eng._obs_in_command0, eng._obs_done0, F_INCMD, F_DONE, eng.NL,
-                               *LEADERS_SHOWN], dtype=np.int64)
+    units = np.array([[tp, dp, rp, own, [zoc_plane[o] if eng.uzoc[u] else -1 for u, o in enumerate(own)]]
+                      for tp, dp, rp, own in eng._obs_unit_rows], dtype=np.int64)
+    leader_planes = np.array([[pi["own_leader" if eng.lplayer[l] == player else "enemy_leader"] * N
+                               for l in range(eng.NL)] for player in (0, 1)], dtype=np.int64)
+    std_planes = np.array([[pi["own_standard" if side == player else "enemy_standard"] * N for side in (0, 1)]
+                           for player in (0, 1)], dtype=np.int64)
+    at = eng._obs_feature_at
+    ooff = np.array([N, eng._obs_facing0, eng._obs_in_command0, eng._obs_done0, eng._obs_ambush0, eng._obs_legal0,
+                     eng._obs_unit0] + [at[name] for name in (
+                         "decision_kind", "to_decide", "decision_unit_mp", "own_activation", "own_flight_points",
+                         "enemy_flight_points", "activations", "free_activation", "own_command_active",
+                         "enemy_command_active", "own_command_rating", "enemy_command_rating",
+                         "own_leader_in_play", "enemy_leader_in_play", "own_leader_real", "ambush_placed",
+                         "standard_captured")], dtype=np.int64)
+    eng._obs_tables = (units, leader_planes, std_planes, ooff)

@@ -28,6 +28,9 @@ import numpy as np
 from ..core.errors import ScenarioError
 from .data import PLAYERS, TYPES
 from .state import (
+    A_ACT_START, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_POST, A_RESOLVE, D_ADV_PICK, D_CC_FIRE,
+    D_DEFENSE, D_FACE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RETREAT, D_RETURN,
+    D_SEIZE, D_SETUP_AMBUSH, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_UNIT_ACT,
     A_ACTIVATE, ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
     G_AMBUSH_PLACED, G_CMD, G_DECISIONS, G_FD, G_FIRST, G_FREE, G_HEROIC_M, G_HEROIC_R, G_LAST_CMD, G_MAX_ACT,
     G_OVER, G_SETUP_FREE, G_SP, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES,
@@ -206,8 +209,26 @@ def _check_stack(eng, s) -> None:
         for k, v in enumerate(row[2:], 2):
             if not -1 <= v < eng.N:
                 _fail(f"internal.stack[{i}][{k}]", v, f"expected -1..{eng.N - 1}")
+        for k, (v, what) in enumerate(zip(row[2:], _task_args(eng, row[0])), 2):
+            if what is not None and v >= what[1]:
+                _fail(f"internal.stack[{i}][{k}]", v, f"expected a {what[0]} -1..{what[1] - 1}")
     if not s.g[G_OVER] and s.stack[sp - 1, 0] not in DECISION_NAMES:
         _fail(f"internal.stack[{sp - 1}][0]", int(s.stack[sp - 1, 0]), "the top of the stack is a decision")
+
+
+def _task_args(eng, kind: int) -> tuple:
+    """What the arguments of a task of ``kind`` index (name, bound; None: a hex, a flag or a number): the
+    compiled rules read the arrays at these indices without checking them."""
+    u, l, c, k = ("unit", eng.U), ("leader", eng.NL), ("command", eng.NC), ("Ambush hex", len(eng.ambush_units))
+    return {
+        D_SETUP_AMBUSH: (k,), D_SETUP_FACE: (u,), D_SETUP_LEADER: (l,), D_SEIZE: (c,), D_PLACE_REPL: (l,),
+        D_MF_SELECT: (c,), D_UNIT_ACT: (u,), D_LEADER_MOVE: (l,), D_REACT: (u, u), D_RETURN: (u, u),
+        D_CC_FIRE: (u, u), D_SHOCK_SELECT: (c,), D_SHOCK_MODE: (u,), D_DEFENSE: (u, u),
+        D_RBS_ADVANCE: (None, u, u, u, u, u, u), D_ADV_PICK: (None, None, u, u, u, u, u, u),
+        D_RETREAT: (u, None, None, u), D_FACE: (u,), A_ACTIVATE: (c,), A_ACT_START: (c,), A_END_ACT: (c,),
+        A_FIRE: (u, u), A_RESOLVE: (u, u, None, None, u), A_AFTER_ROLL: (u, u, None, None, u), A_POST: (u,),
+        A_CC_CHARGE: (u, u),
+    }.get(kind, ())
 
 
 def _check_readable(eng, s, pos) -> None:

@@ -1,8 +1,12 @@
-"""``KulikovoEngine``: the pure rules of Kulikovo 1380 behind the shared engine contract.
+"""``KulikovoEngine``: the rules of Kulikovo 1380 behind the shared engine contract.
 
-The rule modules are mixins, one job each: ``core`` (task stack, board helpers), ``leaders`` (command,
-leader deaths, Ambush Regiment), ``activation`` (sequence of play, Standards, Flight), ``movement``,
-``fire`` (missile fire, counter-charge against fire, retreats) and ``shock`` (shock, charge, results).
+The rules are compiled kernels over the state buffer, one module per job: ``leaders`` (command, leader
+deaths, Ambush Regiment), ``board`` (entering hexes, Disorder / Retire / Eliminate), ``zoc``,
+``activation`` (sequence of play, Standards, Flight), ``movement``, ``fire`` (missile fire,
+counter-charge against fire, retreats), ``shock`` (shock, charge, results), ``setup`` and ``turn`` (the
+task stack's driver and the entry points). This class holds the scenario's tables, builds initial
+states, calls the kernels (one call per decision) and turns their events into the log; the batched
+backend (``kulikovo/batch.py``) calls the same kernels for N games at once.
 """
 
 from __future__ import annotations
@@ -13,26 +17,26 @@ from typing import Any
 import numpy as np
 
 from ...core.engine import Engine
-from ...core.errors import ScenarioError
+from ...core.errors import IllegalActionError, ScenarioError
+from ...core.events import EventBuffer
 from ...core.options import Option, check_options
-from ..actions import FACING_NAMES
-from ..data import PLAYERS, TYPES, load_scenario
+from ..actions import FACING_NAMES, N_CMD_SLOTS, N_LEADER_SLOTS, N_UNIT_SLOTS, ActionLayout
+from ..data import PLAYERS, TYPES, H, L, M, R, Scenario, load_scenario
+from ..events import PLAYER_NAMES, format_events
+from ..geometry import CLS_HM, CLS_L, CLS_LEG, geometry_for
 from ..state import (
     A_ACT_START, A_ACTIVATE, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_FLIGHT, A_HEROIC, A_POST,
     A_RESOLVE, D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT,
     D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH,
     D_SETUP_DMITRI, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES,
-    DISORDERED, ELIMINATED, G_AMBUSH_PLACED, G_DECISIONS, G_FD, G_MAX_ACT, G_OVER, G_SETUP_FREE, G_SP,
+    DISORDERED, ELIMINATED, G_AMBUSH_PLACED, G_FD, G_MAX_ACT, G_OVER, G_SETUP_FREE, G_SP,
     G_ACTIVATIONS, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES, LF_FD, LF_OC,
-    LF_REAL, NORMAL, RETIRED, STATUS_NAMES, state_class,
+    LF_REAL, NORMAL, RETIRED, STACK_DEPTH, STATUS_NAMES, TASK_WIDTH, state_class,
 )
-from .activation import PLAYER_NAMES, ActivationMixin
-from .core import CoreMixin
-from .fire import FireMixin
 from .hidden import HiddenInfoMixin
-from .leaders import LeaderMixin
-from .movement import MovementMixin
-from .shock import ShockMixin
+from .leaders import check_ambush_hexes
+from .tables import tables_for
+from .turn import k_options, k_ratings, k_reveal, k_settle, k_step, k_zoc
 
 # reset options (core.options: type-checked; unknown names warned about and ignored)
 RESET_OPTIONS = {
@@ -42,33 +46,167 @@ RESET_OPTIONS = {
     "ambush_hexes": Option(object, None),  # six hex ids; their content is checked by _initial (15.2)
     "position": Option(object, None),  # checked by position.build_state
 }
+#: the automatic task kinds (the stack's steps the engine carries out itself)
+AUTO = frozenset((A_HEROIC, A_ACTIVATE, A_ACT_START, A_END_ACT, A_FLIGHT, A_FIRE, A_CC_CHARGE, A_RESOLVE,
+                  A_AFTER_ROLL, A_POST))
 
 
-class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, FireMixin, ShockMixin, HiddenInfoMixin,
-                     Engine):
+class KulikovoEngine(HiddenInfoMixin, Engine):
     name = "kulikovo_v0"
     agents = ("russian", "mongol")
     DEFAULT_MAX_ACTIVATIONS = 150
+    AUTO = AUTO
 
     def __init__(self, data_dir: str | Path | None = None):
         sc = load_scenario(data_dir)
         self._init_tables(sc)
         self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
+        self._hidden_cache = None
+        self._tables = tables_for(self)
+        self._events = EventBuffer()
+        self._mask_key, self._mask = None, np.zeros(self.num_actions, dtype=bool)  # the last mask computed
         self._leader_span = self.state_class.span("l_hex", "l_flags")  # l_hex, l_state, l_rating, l_range, l_flags
         keep = [-1] * (3 * self.NL) + [0] * self.NL + [LF_OC | LF_REAL] * self.NL
         self._leader_key_mask = np.array(keep, dtype=np.int32)
-        assert self._leader_key_mask.size == self._leader_span.stop - self._leader_span.start
+        self._unit_index = np.arange(self.U, dtype=np.int32)
+        self._ambush_index = np.asarray(self.ambush_units, dtype=np.int64)
         from ..observation import build_layout, prepare
         self.obs_layout = build_layout(self)
         prepare(self)
-        self._opt_key, self._opt_val = None, None   # _pending's memo: state bytes -> (task, options)
-        self._mask_of, self._mask = None, None      # legal_mask's: the options list it was made from
-        self._hidden_cache = None
-        self._unit_index = np.arange(self.U, dtype=np.int32)
-        self._ambush_index = np.asarray(self.ambush_units, dtype=np.int64)
+
+    def _init_tables(self, sc: Scenario) -> None:
+        self.sc = sc
+        self.geo = geometry_for(sc)
+        self.grid = sc.grid
+        self.N = sc.grid.n
+        self.U = sc.n_units
+        self.AL = ActionLayout(self.N)
+        self.num_actions = self.AL.size
+        ut = sc.unit_type
+        self.utype = ut
+        self.uplayer = sc.unit_player
+        self.ucmd = sc.unit_command
+        self.ucls = tuple(CLS_HM if t in (H, M) else CLS_L if t == L else CLS_LEG for t in ut)
+        self.uhorse = tuple(sc.horse[t] for t in ut)
+        self.umissile = tuple(sc.missile[t] for t in ut)
+        self.ushock = tuple(sc.can_shock[t] for t in ut)
+        self.uzoc = tuple(t != R for t in ut)  # 7.0: all but Regular Infantry exert a ZOC
+        self.udef = tuple(sc.elite_defense if sc.unit_elite[u] else sc.defense[t] for u, t in enumerate(ut))
+        self.udis_def = tuple(sc.elite_dis_defense if sc.unit_elite[u] else sc.dis_defense[t] for u, t in enumerate(ut))
+        self.uma = tuple(sc.ma[t] for t in ut)
+        self.udis_ma = tuple(sc.dis_ma[t] for t in ut)
+        self.side_units = tuple(tuple(u for u in range(self.U) if self.uplayer[u] == p) for p in range(2))
+        self.side_missile_units = tuple(tuple(u for u in self.side_units[p] if self.umissile[u]) for p in range(2))
+        self.side_first = tuple(self.side_units[p][0] for p in range(2))
+        ncmd = len(sc.commands)
+        self.NC = ncmd
+        self.cmd_player = tuple(c["player"] for c in sc.commands)
+        self.cmd_units = tuple(tuple(c["units"]) for c in sc.commands)
+        self.side_cmds = tuple(tuple(c for c in range(ncmd) if self.cmd_player[c] == p) for p in range(2))
+        self.side_cmd_first = tuple(self.side_cmds[p][0] for p in range(2))
+        self.NL = len(sc.leaders)
+        self.lplayer = tuple(l["player"] for l in sc.leaders)
+        self.lcmd = tuple(l["command"] for l in sc.leaders)
+        self.side_leaders = tuple(tuple(i for i in range(self.NL) if self.lplayer[i] == p) for p in range(2))
+        self.side_leader_first = tuple(self.side_leaders[p][0] for p in range(2))
+        self.cmd_leaders = tuple(tuple(i for i in range(self.NL) if self.lcmd[i] == c) for c in range(ncmd))
+        assert all(len(x) <= N_UNIT_SLOTS for x in self.side_units)
+        assert all(len(x) <= N_LEADER_SLOTS for x in self.side_leaders)
+        assert all(len(x) <= N_CMD_SLOTS for x in self.side_cmds)
+        self.ambush_cmd = sc.ambush_command
+        self.ambush_units = self.cmd_units[self.ambush_cmd]
+        self.flight_level = (sc.victory["flight_level_russian"], sc.victory["flight_level_mongol"])
+        self._dist_rows = self.geo.dist_rows
+        # units of a side are contiguous (data.py numbers all Russian units first)
+        self._side_span = tuple((self.side_units[p][0], self.side_units[p][-1] + 1) for p in range(2))
+        assert all(len(self.side_units[p]) == b - a for p, (a, b) in enumerate(self._side_span))
+
+    def dist_row(self, h: int) -> tuple[int, ...]:
+        r = self._dist_rows.get(h)
+        if r is None:
+            r = self._dist_rows[h] = tuple(self.geo.dist[h].tolist())
+        return r
+
+    # ------------------------------------------------------------- kernels
+    def tables(self, s=None):
+        """The scenario's tables for a kernel call (``rules/tables.py``), with the Ambush LOS rows ``s``
+        may read (15.2)."""
+        tb = self._tables
+        if s is not None and not s.g[G_AMBUSH_PLACED]:
+            if s.g[G_SETUP_FREE]:
+                tb.ensure_hidden_vis()
+            tb.ensure_vis(s.ambush)
+        return tb.T
+
+    def _run(self, s, dice, call) -> None:
+        """Run ``call(dv, ds, ev, evn)`` (a compiled rule on ``s`` that leaves the next decision's options
+        in ``self._mask``) with ``dice``: its events go to the log; a die that runs out or does not fit
+        (scripted dice) restores the state and raises."""
+        backup = s.buf.copy()
+        dv, ds = dice.kernel_stream()
+        ev = self._events
+        call(dv, ds, ev.ev, ev.evn)
+        rows = ev.drain()
+        try:
+            dice.kernel_done(ds)
+        except Exception:
+            s.buf[:] = backup
+            self._mask_key = None
+            raise
+        if len(rows):
+            s.log.extend(format_events(self, rows))
+        self._mask_key = s.buf.tobytes()
+
+    def _settle(self, s, dice) -> None:
+        T = self.tables(s)
+        self._run(s, dice, lambda dv, ds, ev, evn: k_settle(s.buf, T, dv, ds, ev, evn, self._mask))
+
+    def _options(self, s) -> np.ndarray:
+        """The pending decision's legal actions as a mask (the engine's own array: read only),
+        remembered for the state it was computed on."""
+        key = s.buf.tobytes()
+        if key != self._mask_key:
+            k_options(s.buf, self.tables(s), self._mask)
+            self._mask_key = key
+        return self._mask
+
+    def _pending(self, s) -> tuple[list[int], list[int]]:
+        """The pending decision: its task (the top of the stack) and its legal actions."""
+        return self.top(s), np.flatnonzero(self._options(s)).tolist()
+
+    def all_command_ratings(self, s) -> list[int]:
+        """Activation ratings of every command (4.2, 13.2, 13.3)."""
+        out = np.zeros(self.NC, dtype=np.int64)
+        k_ratings(s.buf, self.tables(s), out)
+        return out.tolist()
+
+    def leader_key(self, s) -> bytes:
+        """The leader arrays as far as ratings and what a player sees of leaders go (hex, state, rating,
+        Overall Commander and real-Dmitri marks; not the per-activation marks): a cache key."""
+        return (s.buf[self._leader_span] & self._leader_key_mask).tobytes()
+
+    def command_rating(self, s, c: int) -> int:
+        return self.all_command_ratings(s)[c]
+
+    def zoc_map(self, s, enemy_of: int) -> dict[int, list[int]]:
+        """hex -> enemy units (of ``1 - enemy_of``) exerting a ZOC there against ``enemy_of`` (7.0)."""
+        zc = np.zeros((2, self.N), dtype=np.int64)
+        zu = np.zeros((2, self.N, 6), dtype=np.int64)
+        k_zoc(s.buf, self.tables(s), int(enemy_of), zc, zu)
+        return {int(h): zu[enemy_of, h, :zc[enemy_of, h]].tolist() for h in np.flatnonzero(zc[enemy_of])}
+
+    def cmd_of_action(self, p: int, a: int) -> int:
+        return self.side_cmd_first[p] + a - self.AL.CMD
 
     # ----------------------------------------------------------- lifecycle
     def new_state(self, options: dict[str, Any] | None, dice):
+        s = self.initial_state(options)
+        self._settle(s, dice)
+        return s
+
+    def initial_state(self, options: dict[str, Any] | None):
+        """A new game (or the position in ``options``) before its opening chance: the batched
+        backend's template."""
         opts = check_options("kulikovo", options, RESET_OPTIONS)
         max_act = opts["max_activations"]
         if opts["position"] is not None:
@@ -78,15 +216,16 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             if max_act is not None:  # the option overrides the position's limit
                 s.g[G_MAX_ACT] = max_act
             if "internal" not in pos and not s.g[G_AMBUSH_PLACED]:
-                hexes = s.u_hex.tolist()
-                for u in self.side_units[1]:
-                    if hexes[u] >= 0 and not s.g[G_AMBUSH_PLACED]:
-                        self.check_ambush_los(s, hexes[u], u)
-        else:
-            max_act = self.DEFAULT_MAX_ACTIVATIONS if max_act is None else max_act
-            s = self._initial(opts["setup"], opts["false_dmitri"], max_act, opts["ambush_hexes"])
-        self._settle(s, dice)
-        return s
+                self._reveal_by_setup(s)
+            return s
+        max_act = self.DEFAULT_MAX_ACTIVATIONS if max_act is None else max_act
+        return self._initial(opts["setup"], opts["false_dmitri"], max_act, opts["ambush_hexes"])
+
+    def _reveal_by_setup(self, s) -> None:
+        """15.2: a hand-written position whose Mongol units already see an Ambush hex places it."""
+        ev = self._events
+        k_reveal(s.buf, self.tables(s), ev.ev, ev.evn)
+        s.log.extend(format_events(self, ev.drain()))
 
     def _initial(self, setup: str, fd: bool, max_act: int, ambush_hexes):
         sc = self.sc
@@ -179,10 +318,29 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             out.append(self.grid.index[h])
         if len(set(out)) != len(out):
             raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: hexes must differ")
-        self.check_ambush_hexes(out)  # 15.2 (rules/leaders.py)
+        check_ambush_hexes(self, out)  # 15.2 (rules/leaders.py)
         return out
 
-    # ---------------------------------------------------------- setup (free)
+    def _russian_leader_order(self, fd: bool) -> list[int]:
+        """Free set-up order of the Russian leaders; under 13.4 the Dmitri counters are placed through
+        D_SETUP_DMITRI instead, in an order that does not depend on which one is real."""
+        real = [] if fd else [l for l in self.side_leaders[0] if self.sc.leaders[l]["overall"] and not self.sc.leaders[l]["false_dmitri"]]
+        rest = [l for l in self.side_leaders[0] if not self.sc.leaders[l]["overall"]]
+        return real + rest
+
+    def _parse_ambush(self, hexes) -> list[int]:
+        if not isinstance(hexes, (list, tuple)) or len(hexes) != len(self.ambush_units):
+            raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: expected {len(self.ambush_units)} hex ids")
+        out = []
+        for h in hexes:
+            if h not in self.grid.index:
+                raise ScenarioError(f"options: field 'ambush_hexes' = {h!r}: not a hex id of this map")
+            out.append(self.grid.index[h])
+        if len(set(out)) != len(out):
+            raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: hexes must differ")
+        check_ambush_hexes(self, out)  # 15.2 (rules/leaders.py)
+        return out
+
     def hidden_hexes(self) -> tuple[np.ndarray, dict[int, int], dict[int, int]]:
         """15.2: hexes no Mongol unit could see at the start (historical Mongol positions), with their
         connected components and component sizes."""
@@ -209,72 +367,6 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             self._hidden_cache = (hidden, comp, size)
         return self._hidden_cache
 
-    def opt_setup_ambush(self, s, t) -> list[int]:
-        k = t[2]
-        hidden, comp, size = self.hidden_hexes()
-        n = len(self.ambush_units)
-        chosen = [int(h) for h in s.ambush[:k]]
-        if k == 0:
-            return sorted(h for h in comp if size[comp[h]] >= n)
-        root = comp[chosen[0]]
-        cand = set()
-        for h in chosen:
-            for y in self.geo.adj[h]:
-                if y in comp and comp[y] == root and y not in chosen:
-                    cand.add(y)
-        return sorted(cand)
-
-    def do_setup_ambush(self, s, t, a, dice) -> None:
-        self.pop(s)
-        s.ambush[t[2]] = a
-
-    def opt_setup_face(self, s, t) -> list[int]:
-        return [self.AL.FACE + f for f in range(6)]
-
-    def do_setup_face(self, s, t, a, dice) -> None:
-        self.pop(s)
-        s.u_face[t[2]] = a - self.AL.FACE
-
-    def opt_setup_leader(self, s, t) -> list[int]:
-        p, l = t[1], t[2]
-        ld = self.sc.leaders[l]
-        hexes = s.u_hex.tolist()
-        std = int(s.std_hex[0])
-        if p == 0:
-            if self.lcmd[l] == self.ambush_cmd:
-                return sorted(int(h) for h in s.ambush)
-            non_ambush = {hexes[u] for u in self.side_units[0] if hexes[u] >= 0}
-            if ld["overall"] and s.g[G_FD]:  # 13.4: the Dmitri not with the Standard goes with another unit
-                return sorted(non_ambush - {std})
-            return sorted({hexes[u] for u in self.cmd_units[self.lcmd[l]] if hexes[u] >= 0})
-        out = set()
-        for u in self.cmd_units[self.lcmd[l]]:  # 15.3: atop or within 1 hex of a unit of the command
-            h = hexes[u]
-            if h >= 0:
-                out.add(h)
-                out.update(y for y in self.geo.adj[h] if s.hex_unit[y] < 0 or self.uplayer[int(s.hex_unit[y])] == 1)
-        return sorted(out)
-
-    def do_setup_leader(self, s, t, a, dice) -> None:
-        self.pop(s)
-        s.l_hex[t[2]] = a
-
-    # 13.4 (False Dmitri): which counter stands with the Standard is the Russian's hidden choice; both
-    # counters look alike to the Mongol player, so the choice leaves his observation unchanged.
-    def opt_setup_dmitri(self, s, t) -> list[int]:
-        return [self.AL.LEADER + l - self.side_leader_first[0] for l in self.side_leaders[0] if s.l_flags[l] & LF_FD]
-
-    def do_setup_dmitri(self, s, t, a, dice) -> None:
-        self.pop(s)
-        at_std = self.side_leader_first[0] + a - self.AL.LEADER
-        other = next(l for l in self.side_leaders[0] if s.l_flags[l] & LF_FD and l != at_std)
-        if s.g[G_SETUP_FREE]:
-            s.l_hex[at_std] = s.std_hex[0]
-            self.push(s, D_SETUP_LEADER, 0, other)
-        else:  # historical: the Standard's hex (15.1) and the False Dmitri's hex of oob.toml
-            s.l_hex[at_std] = self.sc.false_dmitri["real_start_hex"]
-            s.l_hex[other] = next(ld["hex"] for ld in self.sc.leaders if ld["false_dmitri"])
-
     # ------------------------------------------------------------- contract
     def current_player(self, s) -> int:
         if s.g[G_OVER]:
@@ -283,31 +375,19 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         return int(s.stack[sp - 1, 1])
 
     def legal_mask(self, s) -> np.ndarray:
-        if s.g[G_OVER]:
-            return np.zeros(self.num_actions, dtype=bool)
-        opts = self._pending(s)[1]
-        if self._mask_of is not opts:  # one mask per options list (the memo keeps the list alive)
-            self._mask = np.zeros(self.num_actions, dtype=bool)
-            self._mask[opts] = True
-            self._mask_of = opts
-        return self._mask.copy()
+        return self._options(s).copy()
 
     def legal_actions(self, s) -> list[int]:
-        if s.g[G_OVER]:
-            return []
-        return sorted(self._pending(s)[1])
+        return np.flatnonzero(self._options(s)).tolist()
 
     def apply(self, s, action: int, dice) -> None:
         if s.g[G_OVER]:
             raise ValueError("the game is over")
-        t, opts = self._pending(s)
         a = int(action)
-        if a not in opts:
-            from ...core.errors import IllegalActionError
-            raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[t[0]]}'")
-        s.g[G_DECISIONS] += 1
-        self.APPLY[t[0]](self, s, t, a, dice)
-        self._settle(s, dice)
+        if not (0 <= a < self.num_actions and self._options(s)[a]):
+            raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[self.top(s)[0]]}'")
+        T = self.tables(s)
+        self._run(s, dice, lambda dv, ds, ev, evn: k_step(s.buf, a, T, dv, ds, ev, evn, self._mask))
 
     def is_terminal(self, s) -> bool:
         return bool(s.g[G_OVER]) and not s.g[G_TRUNC]
@@ -326,6 +406,16 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
         """Flight Points of the enemy (shaped reward: change of enemy FP minus own FP)."""
         return np.array([self.flight_points(s, 1), self.flight_points(s, 0)], dtype=np.float32)
 
+    def flight_points(self, s, p: int) -> int:
+        """16.0: the side's Flight Points so far, each of its Retired units counting one more."""
+        return self.both_flight_points(s)[p]
+
+    def both_flight_points(self, s) -> tuple[int, int]:
+        (a0, b0), (a1, b1) = self._side_span
+        st = s.u_status
+        return (int(s.fp[0]) + int(np.count_nonzero(st[a0:b0] == RETIRED)),
+                int(s.fp[1]) + int(np.count_nonzero(st[a1:b1] == RETIRED)))
+
     def decision_name(self, s) -> str:
         if s.g[G_OVER]:
             return "game over"
@@ -343,6 +433,19 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             return {"decision": "game over"}
         t = self.top(s)
         return {"decision": DECISION_NAMES[t[0]], "kind": t[0], "player": t[1], "args": t[2:]}
+
+    # ------------------------------------------------------------- task stack (building states)
+    def push(self, s, kind: int, player: int, *args: int) -> None:
+        sp = int(s.g[G_SP])
+        if sp >= STACK_DEPTH:
+            raise RuntimeError("task stack overflow")
+        row = [kind, player, *args]
+        s.stack[sp] = row + [-1] * (TASK_WIDTH - len(row))
+        s.g[G_SP] = sp + 1
+
+    def top(self, s) -> list[int] | None:
+        sp = int(s.g[G_SP])
+        return s.stack[sp - 1].tolist() if sp else None
 
     def summary(self, s) -> dict[str, Any]:
         """The whole state as a plain JSON-friendly dict, hidden information included (an analysis tool,
@@ -482,6 +585,14 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             out.append("finished game without a winner")
         return out
 
+    def uname(self, s, u: int) -> str:
+        h = int(s.u_hex[u])
+        where = self.grid.ids[h] if h >= 0 else "off-map"
+        return f"{TYPES[self.utype[u]]} {where}"
+
+    def hid(self, h: int) -> str:
+        return self.grid.ids[h] if 0 <= h < self.N else "--"
+
     # ------------------------------------------------------------ describing
     def action_to_str(self, s, action: int) -> str:
         a = int(action)
@@ -550,36 +661,4 @@ class KulikovoEngine(CoreMixin, LeaderMixin, ActivationMixin, MovementMixin, Fir
             else:
                 text = f"hex {hid(v)}"
         return f"{who}: {text}"
-
-    # --------------------------------------------------------- dispatch tables
-    OPTIONS = {
-        D_SETUP_AMBUSH: opt_setup_ambush, D_SETUP_FACE: opt_setup_face, D_SETUP_LEADER: opt_setup_leader,
-        D_SETUP_DMITRI: opt_setup_dmitri, D_FREE: ActivationMixin.opt_free, D_CONTINUITY: ActivationMixin.opt_continuity,
-        D_SEIZE: ActivationMixin.opt_seize, D_PLACE_REPL: ActivationMixin.opt_place_repl,
-        D_MF_SELECT: ActivationMixin.opt_mf_select, D_UNIT_ACT: MovementMixin.opt_unit_act,
-        D_LEADER_MOVE: ActivationMixin.opt_leader_move, D_STD_MOVE: ActivationMixin.opt_std_move,
-        D_REACT: FireMixin.opt_react, D_RETURN: FireMixin.opt_return, D_CC_FIRE: FireMixin.opt_cc_fire,
-        D_SHOCK_SELECT: ShockMixin.opt_shock_select, D_SHOCK_MODE: ShockMixin.opt_shock_mode,
-        D_RESOLVE_PICK: ShockMixin.opt_resolve_pick, D_DEFENSE: ShockMixin.opt_defense,
-        D_RBS_ADVANCE: ShockMixin.opt_rbs_advance, D_ADV_PICK: ShockMixin.opt_adv_pick,
-        D_RETREAT: FireMixin.opt_retreat, D_FACE: FireMixin.opt_face,
-    }
-    APPLY = {
-        D_SETUP_AMBUSH: do_setup_ambush, D_SETUP_FACE: do_setup_face, D_SETUP_LEADER: do_setup_leader,
-        D_SETUP_DMITRI: do_setup_dmitri, D_FREE: ActivationMixin.do_free, D_CONTINUITY: ActivationMixin.do_continuity,
-        D_SEIZE: ActivationMixin.do_seize, D_PLACE_REPL: ActivationMixin.do_place_repl,
-        D_MF_SELECT: ActivationMixin.do_mf_select, D_UNIT_ACT: MovementMixin.do_unit_act,
-        D_LEADER_MOVE: ActivationMixin.do_leader_move, D_STD_MOVE: ActivationMixin.do_std_move,
-        D_REACT: FireMixin.do_react, D_RETURN: FireMixin.do_return, D_CC_FIRE: FireMixin.do_cc_fire,
-        D_SHOCK_SELECT: ShockMixin.do_shock_select, D_SHOCK_MODE: ShockMixin.do_shock_mode,
-        D_RESOLVE_PICK: ShockMixin.do_resolve_pick, D_DEFENSE: ShockMixin.do_defense,
-        D_RBS_ADVANCE: ShockMixin.do_rbs_advance, D_ADV_PICK: ShockMixin.do_adv_pick,
-        D_RETREAT: FireMixin.do_retreat, D_FACE: FireMixin.do_face,
-    }
-    AUTO = {
-        A_HEROIC: ActivationMixin.auto_heroic, A_ACTIVATE: ActivationMixin.auto_activate,
-        A_ACT_START: ActivationMixin.auto_act_start, A_END_ACT: ActivationMixin.auto_end_act,
-        A_FLIGHT: ActivationMixin.auto_flight, A_FIRE: FireMixin.auto_fire, A_CC_CHARGE: FireMixin.auto_cc_charge,
-        A_RESOLVE: ShockMixin.auto_resolve, A_AFTER_ROLL: ShockMixin.auto_after_roll, A_POST: ShockMixin.auto_post,
-    }
 

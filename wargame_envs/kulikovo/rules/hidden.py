@@ -34,7 +34,7 @@ class HiddenInfoMixin:
     def _sample_ambush_hexes(self, s, rng) -> list[int] | None:
         """A random connected group of hexes the Mongols cannot see now, grown from a random seed hex."""
         hidden, comp, size = self.hidden_hexes()
-        occupied = self.occupancy(s)
+        occupied = s.hex_unit
         seen = self._mongol_sight(s)
         n = len(self.ambush_units)
         allowed = [h for h in comp if size[comp[h]] >= n and occupied[h] < 0 and not seen[h]]

@@ -1,159 +1,207 @@
 """Movement (5.x), facing (6.0), ZOC (7.0), stacking (8.0) and the command restrictions on movement
 (4.1, 5.1, 13.2). A unit acts in single steps (the path matters: ZOC, Light Cavalry fire on the move,
-reaction fire), then stops and takes its final facing.
+reaction fire), then stops and takes its final facing. Compiled kernels (``c``: the state, ``T``: the
+tables).
 """
 
 from __future__ import annotations
 
+import numpy as np
+
+from ...core.jit import kernel
 from ..data import L
-from ..geometry import FRONT_DIRS
 from ..state import (
     D_REACT, DISORDERED, F_ACTED, F_DONE, F_FIRED, F_INCMD, F_LEFT_HEX, F_MOVED, F_START_ZOC, F_STOPPED,
     F_XBOW_REACTED, NORMAL, RETIRED,
 )
+from .board import enter
+from .fire import fire_targets, start_fire
+from .kstate import pop, push
+from .zoc import adjacent_enemy, zoc_fill
+
+C_TYPE = 5
 
 
-class MovementMixin:
-    def step_options(self, s, u: int, zoc=None, occ=None, directions=range(6)) -> list[tuple[int, int, int]]:
-        """Legal single steps of unit ``u`` (in ``directions``): (direction, target hex, MP cost)."""
-        fl = int(s.u_flags[u])
-        mp = int(s.u_mp[u])
-        if fl & (F_STOPPED | F_DONE) or mp <= 0:
-            return []
-        if fl & F_FIRED and self.utype[u] != L:
-            return []  # 9.2: firing ends the movement of B and C
-        p = self.uplayer[u]
-        x = int(s.u_hex[u])
-        occ = occ if occ is not None else self.occupancy(s)
-        zoc = zoc if zoc is not None else self.zoc_map(s, p)
-        status = int(s.u_status[u])
-        incmd = fl & F_INCMD
-        nbr = self.geo.nbr[x]
-        in_zoc = x in zoc
-        if not incmd:
-            # 4.1, 5.1: out of command: may not leave an enemy ZOC nor move away from an adjacent enemy
-            if in_zoc or (not fl & F_LEFT_HEX and self.adjacent_enemy(s, p, x, occ)):
-                return []
-        is_l = self.utype[u] == L
-        if in_zoc and not is_l and fl & F_LEFT_HEX:
-            return []  # 7.0: entered an enemy ZOC: must stop
-        leave = 0
-        if in_zoc:
-            if not fl & F_LEFT_HEX:
-                if not fl & F_START_ZOC and not is_l:
-                    return []
-                if any(self.uhorse[e] for e in zoc[x]):
-                    leave = 1  # 7.0: leaving an enemy Horse unit's ZOC costs 1 MP
-                elif is_l and not fl & F_START_ZOC:
-                    leave = 1
-            elif is_l:
-                leave = 1  # 7.0, 9.1: light cavalry leaving a ZOC it entered this turn
-        costs = self.geo.step_cost[self.ucls[u]][x]
-        left = int(s.u_left[u])
-        left_set = (left,) if left >= 0 else (tuple(zoc[x]) if in_zoc and not fl & F_LEFT_HEX else ())
-        out = []
-        if status == RETIRED:
-            std = int(s.std_hex[p])
-            dr = self.dist_row(std)
-            for d in directions:
-                y = nbr[d]
-                if y < 0 or costs[d] < 0 or occ[y] >= 0 or dr[y] >= dr[x]:
-                    continue
-                if not incmd and self.adjacent_enemy(s, p, y, occ):
-                    continue
-                out.append((d, y, mp))
-            return out
-        for d in directions:
-            y = nbr[d]
-            if y < 0 or costs[d] < 0 or occ[y] >= 0:
-                continue
-            c = costs[d] + leave
-            if c > mp:
-                continue
-            if left_set and y in zoc and any(e in left_set for e in zoc[y]):
-                continue  # 7.0: may not return to a ZOC of the enemy unit it just left
-            if not incmd and self.adjacent_enemy(s, p, y, occ):
-                continue
-            out.append((d, y, c))
-        return out
+@kernel
+def _left_zoc_of(c, p, y, left, x, from_start):
+    """7.0: hex ``y`` is in the ZOC of the enemy unit just left (``left``, or when it left none yet and
+    ``from_start``, any enemy unit whose ZOC covers its hex ``x``)."""
+    for i in range(c.zc[p, y]):
+        e = c.zu[p, y, i]
+        if left >= 0:
+            if e == left:
+                return True
+        elif from_start:
+            for j in range(c.zc[p, x]):
+                if c.zu[p, x, j] == e:
+                    return True
+    return False
 
-    def facing_options(self, s, u: int, zoc=None) -> list[int]:
-        """6.0: free facing, except a unit in an enemy ZOC that stays in its hex turns one vertex."""
-        f = int(s.u_face[u])
-        fl = int(s.u_flags[u])
+
+@kernel
+def step_options(c, T, u, d0, d1, out_y, out_cost):
+    """Legal single steps of unit ``u`` in directions ``d0 .. d1 - 1``: ``out_y[d]`` the target hex and
+    ``out_cost[d]`` its MP cost (-1: no step that way). Fills the ZOC against ``u``'s side. Returns
+    how many."""
+    out_y[:] = -1
+    out_cost[:] = -1
+    fl = c.u_flags[u]
+    mp = c.u_mp[u]
+    if fl & (F_STOPPED | F_DONE) or mp <= 0:
+        return 0
+    if fl & F_FIRED and T.utype[u] != L:
+        return 0  # 9.2: firing ends the movement of B and C
+    p = T.uplayer[u]
+    x = c.u_hex[u]
+    zoc_fill(c, T, p)
+    status = c.u_status[u]
+    incmd = fl & F_INCMD
+    in_zoc = c.zc[p, x] > 0
+    if not incmd:
+        # 4.1, 5.1: out of command: may not leave an enemy ZOC nor move away from an adjacent enemy
+        if in_zoc or (not fl & F_LEFT_HEX and adjacent_enemy(c, T, p, x)):
+            return 0
+    is_l = T.utype[u] == L
+    if in_zoc and not is_l and fl & F_LEFT_HEX:
+        return 0  # 7.0: entered an enemy ZOC: must stop
+    leave = 0
+    if in_zoc:
         if not fl & F_LEFT_HEX:
-            zoc = zoc if zoc is not None else self.zoc_map(s, self.uplayer[u])
-            if int(s.u_hex[u]) in zoc:
-                return [(f + 5) % 6, f, (f + 1) % 6]
-        return [0, 1, 2, 3, 4, 5]
-
-    def opt_unit_act(self, s, t) -> list[int]:
-        u = t[2]
-        if s.u_hex[u] < 0 or s.u_flags[u] & F_DONE:
-            return []
-        occ = self.occupancy(s)
-        zoc = self.zoc_map(s, self.uplayer[u])
-        al = self.AL
-        opts = [al.DIR + d for d, _, _ in self.step_options(s, u, zoc, occ)]
-        opts += self.fire_targets(s, u, zoc, occ)
-        opts += [al.FACE + f for f in self.facing_options(s, u, zoc)]
-        return opts
-
-    def do_unit_act(self, s, t, a, dice) -> None:
-        u = t[2]
-        al = self.AL
-        if a >= al.FACE:
-            f = a - al.FACE
-            if f != s.u_face[u]:
-                s.u_flags[u] |= F_ACTED
-            s.u_face[u] = f
-            s.u_flags[u] |= F_DONE
-            self.pop(s)
-            return
-        if a >= al.DIR:
-            for _, y, c in self.step_options(s, u, directions=(a - al.DIR,)):
-                self.move_step(s, u, y, c, dice)
-                return
-            raise AssertionError("step not legal")
-        self.start_fire(s, u, int(s.hex_unit[a]), reaction=False)
-
-    def move_step(self, s, u: int, y: int, cost: int, dice) -> None:
-        p = self.uplayer[u]
-        x = int(s.u_hex[u])
-        zoc = self.zoc_map(s, p)
-        if x in zoc and s.u_left[u] < 0:
-            s.u_left[u] = zoc[x][0]
-        s.u_mp[u] -= cost
-        s.u_flags[u] |= F_MOVED | F_ACTED | F_LEFT_HEX
-        self.enter(s, u, y, dice)
-        if s.u_status[u] == RETIRED:
-            s.u_mp[u] = 0
-        if y in zoc:
-            if self.utype[u] != L:
-                s.u_flags[u] |= F_STOPPED
-                s.u_mp[u] = 0
-        self.trigger_reaction(s, u, y)
-
-    def trigger_reaction(self, s, m: int, y: int) -> None:
-        """9.2 Reaction Fire: enemy missile units with ``y`` in their frontal hexes may fire at the unit
-        that moved or charged there (crossbows at one unit per activation)."""
-        p = self.uplayer[m]
-        q = 1 - p
-        hexes = s.u_hex.tolist()
-        around = self.geo.adj[y]
-        elig = []
-        for r in self.side_missile_units[q]:
-            h = hexes[r]
-            if h not in around:  # off the map or not next to y (the common case: read nothing else)
+            if not fl & F_START_ZOC and not is_l:
+                return 0
+            horse = False
+            for i in range(c.zc[p, x]):
+                if T.uhorse[c.zu[p, x, i]]:
+                    horse = True
+            if horse:
+                leave = 1  # 7.0: leaving an enemy Horse unit's ZOC costs 1 MP
+            elif is_l and not fl & F_START_ZOC:
+                leave = 1
+        elif is_l:
+            leave = 1  # 7.0, 9.1: light cavalry leaving a ZOC it entered this turn
+    left = c.u_left[u]
+    from_start = left < 0 and in_zoc and not fl & F_LEFT_HEX
+    n = 0
+    for d in range(d0, d1):
+        y = T.nbr[x, d]
+        cost = T.step_cost[T.ucls[u], x, d]
+        if y < 0 or cost < 0 or c.hex_unit[y] >= 0:
+            continue
+        if status == RETIRED:
+            std = c.std_hex[p]
+            if T.dist[std, y] >= T.dist[std, x]:
                 continue
-            if s.u_status[r] not in (NORMAL, DISORDERED) or s.u_react[r] == m:
+            cost = mp
+        else:
+            cost += leave
+            if cost > mp:
                 continue
-            a, b = FRONT_DIRS[int(s.u_face[r])]
-            nbr = self.geo.nbr[h]
-            if nbr[a] != y and nbr[b] != y:
-                continue
-            if self.utype[r] == 5 and s.u_flags[r] & F_XBOW_REACTED:  # C
-                continue
-            elig.append(r)
-        for r in reversed(elig):
-            self.push(s, D_REACT, q, r, m)
+            if c.zc[p, y] > 0 and _left_zoc_of(c, p, y, left, x, from_start):
+                continue  # 7.0: may not return to a ZOC of the enemy unit it just left
+        if not incmd and adjacent_enemy(c, T, p, y):
+            continue
+        out_y[d] = y
+        out_cost[d] = cost
+        n += 1
+    return n
+
+
+@kernel
+def facing_options(c, T, u):
+    """6.0: free facing, except a unit in an enemy ZOC that stays in its hex turns one vertex. A bit per
+    facing. Reads the ZOC against ``u``'s side (filled by the caller)."""
+    f = c.u_face[u]
+    if not c.u_flags[u] & F_LEFT_HEX and c.zc[T.uplayer[u], c.u_hex[u]] > 0:
+        return (1 << ((f + 5) % 6)) | (1 << f) | (1 << ((f + 1) % 6))
+    return 63
+
+
+@kernel
+def opt_unit_act(c, T, t, mask):
+    u = t[2]
+    if c.u_hex[u] < 0 or c.u_flags[u] & F_DONE:
+        return 0
+    ys = np.empty(6, np.int64)
+    costs = np.empty(6, np.int64)
+    n = 0
+    step_options(c, T, u, 0, 6, ys, costs)
+    zoc_fill(c, T, T.uplayer[u])  # read by fire_targets and facing_options
+    for d in range(6):
+        if ys[d] >= 0:
+            mask[T.A_DIR + d] = True
+            n += 1
+    n += fire_targets(c, T, u, mask)
+    faces = facing_options(c, T, u)
+    for f in range(6):
+        if faces >> f & 1:
+            mask[T.A_FACE + f] = True
+            n += 1
+    return n
+
+
+@kernel
+def do_unit_act(c, T, t, a):
+    u = t[2]
+    if a >= T.A_FACE:
+        f = a - T.A_FACE
+        if f != c.u_face[u]:
+            c.u_flags[u] |= F_ACTED
+        c.u_face[u] = f
+        c.u_flags[u] |= F_DONE
+        pop(c)
+        return
+    if a >= T.A_DIR:
+        d = a - T.A_DIR
+        ys = np.empty(6, np.int64)
+        costs = np.empty(6, np.int64)
+        step_options(c, T, u, d, d + 1, ys, costs)
+        move_step(c, T, u, ys[d], costs[d])
+        return
+    start_fire(c, T, u, c.hex_unit[a], False)
+
+
+@kernel
+def move_step(c, T, u, y, cost):
+    p = T.uplayer[u]
+    x = c.u_hex[u]
+    zoc_fill(c, T, p)
+    if c.zc[p, x] > 0 and c.u_left[u] < 0:
+        c.u_left[u] = c.zu[p, x, 0]
+    into_zoc = c.zc[p, y] > 0  # the ZOC as it was before the step (an Ambush revealed by it comes later)
+    c.u_mp[u] -= cost
+    c.u_flags[u] |= F_MOVED | F_ACTED | F_LEFT_HEX
+    enter(c, T, u, y)
+    if c.u_status[u] == RETIRED:
+        c.u_mp[u] = 0
+    if into_zoc:
+        if T.utype[u] != L:
+            c.u_flags[u] |= F_STOPPED
+            c.u_mp[u] = 0
+    trigger_reaction(c, T, u, y)
+
+
+@kernel
+def trigger_reaction(c, T, m, y):
+    """9.2 Reaction Fire: enemy missile units with ``y`` in their frontal hexes may fire at the unit
+    that moved or charged there (crossbows at one unit per activation)."""
+    p = T.uplayer[m]
+    q = 1 - p
+    elig = np.empty(T.U, np.int64)
+    n = 0
+    for r in range(T.side_ufirst[q], T.side_uend[q]):
+        if not T.umissile[r]:
+            continue
+        h = c.u_hex[r]
+        if h < 0 or T.dist[h, y] != 1:  # off the map or not next to y
+            continue
+        st = c.u_status[r]
+        if (st != NORMAL and st != DISORDERED) or c.u_react[r] == m:
+            continue
+        if T.front_nb[h, c.u_face[r], 0] != y and T.front_nb[h, c.u_face[r], 1] != y:
+            continue
+        if T.utype[r] == C_TYPE and c.u_flags[r] & F_XBOW_REACTED:
+            continue
+        elig[n] = r
+        n += 1
+    for i in range(n - 1, -1, -1):
+        push(c, D_REACT, q, elig[i], m)

@@ -1,5 +1,6 @@
 """Shock (10.x), Charge (11.x) and their results (12.x): declaration, retreat before shock,
-counter-charge, charge reluctance, resolution, advance after combat and continued attack.
+counter-charge, charge reluctance, resolution, advance after combat and continued attack. Compiled
+kernels (``c``: the state, ``T``: the tables).
 
 Attackers declare one at a time (``D_SHOCK_SELECT`` then ``D_SHOCK_MODE``); a Shock attacks every enemy
 unit in the attacker's two frontal hexes (or only those not already attacked, 10.2); a Charge names the
@@ -10,557 +11,790 @@ before shock (10.1) or counter-charge (11.3).
 
 from __future__ import annotations
 
-from ..data import AD, AR, CA, DD, DR, EL, RT, TYPES, H, L, M, R, RIVER, SLOPE, STEEP, result_str
-from ..geometry import CAT, FLANK, FRONT_DIRS, REAR
-from ..state import (
-    A_CC_CHARGE, F_CC_WAIT,
-    A_AFTER_ROLL, A_POST, A_RESOLVE, D_ADV_PICK, D_DEFENSE, D_FACE, D_RBS_ADVANCE, D_RETREAT, D_SHOCK_MODE,
-    DISORDERED, F_ACTED, F_ADV, F_CA, F_CA_MODE, F_CC_NEGATE, F_CHARGING, F_DECLARED, F_DIS_IN_ATTACK, F_INCMD,
-    F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, NORMAL, RETIRED,
+import numpy as np
+
+from ...core.chance import roll
+from ...core.jit import kernel
+from ..actions import OPT_NO, OPT_PASS, OPT_SHOCK_ALL, OPT_SHOCK_UNATTACKED
+from ..data import AD, AR, CA, DD, DR, EL, RT, H, L, M, R, RIVER, SLOPE, STEEP
+from ..events import (
+    EV_ADVANCE, EV_CA_ADVANCE, EV_CC_ATTACKER, EV_CC_NEGATES, EV_CHARGES, EV_MOD, EV_PART, EV_RBS, EV_RBS_ADVANCE,
+    EV_RBS_ROLL, EV_RELUCTANCE, EV_SHOCK, EV_WILL_SHOCK, MOD_ATT_DIS, MOD_CA, MOD_CHARGER_MOVED, MOD_CHARGING,
+    MOD_COMBINATION, MOD_DEF_RETIRED, MOD_DEFENSE, MOD_FLANK, MOD_LEADER_ATT, MOD_LEADER_DEF, MOD_REAR,
+    MOD_STRENGTH, MOD_UPSLOPE, MOD_WOODS, MOD_WSM,
 )
+from ..geometry import FLANK, FRONT, REAR
+from ..state import (
+    A_AFTER_ROLL, A_CC_CHARGE, A_POST, A_RESOLVE, D_ADV_PICK, D_DEFENSE, D_FACE, D_RBS_ADVANCE, D_RETREAT,
+    D_SHOCK_MODE, DISORDERED, F_ACTED, F_ADV, F_CA, F_CA_MODE, F_CC_NEGATE, F_CC_WAIT, F_CHARGING, F_DECLARED,
+    F_DIS_IN_ATTACK, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, NORMAL, RETIRED,
+)
+from .board import defense, disorder, eliminate, enter, retire, targeted
+from .fire import cat, cc_eligible, cc_roll, retreat_options
+from .kstate import log, pop, push
+from .leaders import any_leader_at, leader_check_shock
+from .movement import trigger_reaction
+from .tables import (
+    TV_LC_RETREAT_OK_MAX, TV_RELUCTANCE_OK_MAX, TV_SD_ATT_DIS, TV_SD_CA, TV_SD_CHARGE_H, TV_SD_CHARGE_M,
+    TV_SD_CHARGER_MOVED, TV_SD_COMBINATION, TV_SD_DEF_RETIRED, TV_SD_FLANK, TV_SD_LEADER_ATT, TV_SD_LEADER_DEF,
+    TV_SD_REAR, TV_STEEP_UPSLOPE_SHOCK, TV_UPSLOPE_SHOCK, TV_WOODS_SHOCK, TV_WOODS_SHOCK_HORSE,
+)
+from .zoc import adjacent_enemy, zoc_fill
 
 
-class ShockMixin:
-    # ---------------------------------------------------------- declaration
-    def frontal_enemies(self, s, u: int, h: int | None = None, occ=None) -> list[int]:
-        h = int(s.u_hex[u]) if h is None else h
-        occ = occ if occ is not None else self.occupancy(s)
-        p = self.uplayer[u]
-        nbr = self.geo.nbr[h]
-        out = []
-        for d in FRONT_DIRS[int(s.u_face[u])]:
-            t = nbr[d]
-            if t >= 0 and occ[t] >= 0 and self.uplayer[occ[t]] != p and self.geo.hexside[h][d] != RIVER:
-                out.append(occ[t])
-        return out
 
-    def targeted(self, s, p: int) -> set[int]:
-        """Enemy units already named as targets of unresolved attacks by ``p``'s units."""
-        tg = s.u_tgt.tolist()
-        hexes = s.u_hex.tolist()
-        fl = s.u_flags.tolist()
-        out = set()
-        for a in self.side_units[p]:
-            if hexes[a] < 0:
+@kernel
+def _dir_to(T, x, y):
+    """Direction from hex ``x`` to its neighbour ``y``."""
+    for d in range(6):
+        if T.nbr[x, d] == y:
+            return d
+    return -1
+
+
+@kernel
+def _has_tgt(c, a, d):
+    return c.u_tgt[a, 0] == d or c.u_tgt[a, 1] == d
+
+
+@kernel
+def _drop_tgt(c, a, d):
+    for k in range(2):
+        if c.u_tgt[a, k] == d:
+            c.u_tgt[a, k] = -1
+
+
+# ------------------------------------------------------------------ declaration
+@kernel
+def frontal_enemies(c, T, u, h, out):
+    """Enemy units in the two frontal hexes of ``u`` (standing in ``h``), not across a river; returns how
+    many."""
+    p = T.uplayer[u]
+    f = c.u_face[u]
+    n = 0
+    for k in range(2):
+        d = (f + k) % 6
+        t = T.nbr[h, d]
+        if t >= 0:
+            v = c.hex_unit[t]
+            if v >= 0 and T.uplayer[v] != p and T.hexside[h, d] != RIVER:
+                out[n] = v
+                n += 1
+    return n
+
+
+@kernel
+def _charge_ends(c, T, p, y, f, tgd):
+    """11.1: a charge may end in ``y`` (facing ``f``): enemy units frontal, none already attacked, in
+    woods or across a steep or river hexside."""
+    enemies = 0
+    for k in range(2):
+        d = (f + k) % 6
+        t = T.nbr[y, d]
+        if t >= 0:
+            v = c.hex_unit[t]
+            if v >= 0 and T.uplayer[v] != p:
+                hs = T.hexside[y, d]
+                if tgd[v] or T.woods[t] or hs == STEEP or hs == RIVER:
+                    return False
+                enemies += 1
+    return enemies > 0
+
+
+@kernel
+def charge_hexes(c, T, u, tgd, mask):
+    """11.1: hexes ``u`` may charge into (marked in ``mask``): 1-2 steps through its frontal hexes (empty,
+    no woods, no steep/river hexside, not through an enemy ZOC), ending with enemy units frontal, none
+    of them already attacked (``tgd``); only H/M, not Disordered, in command, not started in an enemy
+    ZOC, not adjacent to an enemy unit at the start of the combat part. Returns how many."""
+    ut = T.utype[u]
+    if (ut != H and ut != M) or c.u_status[u] != NORMAL:
+        return 0
+    fl = c.u_flags[u]
+    if fl & F_START_ZOC or not fl & F_INCMD:
+        return 0
+    p = T.uplayer[u]
+    x = c.u_hex[u]
+    if adjacent_enemy(c, T, p, x):
+        return 0
+    zoc_fill(c, T, p)
+    f = c.u_face[u]
+    n = 0
+    for k in range(2):
+        d = (f + k) % 6
+        z = T.nbr[x, d]
+        if z < 0 or c.hex_unit[z] >= 0 or T.woods[z] or T.hexside[x, d] == STEEP or T.hexside[x, d] == RIVER:
+            continue
+        if _charge_ends(c, T, p, z, f, tgd):
+            mask[z] = True
+            n += 1
+        if c.zc[p, z] > 0:
+            continue
+        for k2 in range(2):
+            d2 = (f + k2) % 6
+            y = T.nbr[z, d2]
+            if y < 0 or c.hex_unit[y] >= 0 or T.woods[y] or T.hexside[z, d2] == STEEP or T.hexside[z, d2] == RIVER \
+                    or mask[y]:
                 continue
-            for d in tg[a]:
-                if d >= 0 and not fl[d] & F_RESOLVED:
-                    out.add(d)
-        return out
+            if _charge_ends(c, T, p, y, f, tgd):
+                mask[y] = True
+                n += 1
+    return n
 
-    def charge_hexes(self, s, u: int, occ=None, zoc=None, targeted=None) -> list[int]:
-        """11.1: hexes ``u`` may charge into: 1-2 steps through its frontal hexes (empty, no woods, no
-        steep/river hexside, not through an enemy ZOC), ending with enemy units frontal, none of them
-        already attacked; only H/M, not Disordered, in command, not started in an enemy ZOC, not adjacent
-        to an enemy unit at the start of the combat part."""
-        if self.utype[u] not in (H, M) or s.u_status[u] != NORMAL:
-            return []
-        fl = int(s.u_flags[u])
-        if fl & F_START_ZOC or not fl & F_INCMD:
-            return []
-        p = self.uplayer[u]
-        occ = occ if occ is not None else self.occupancy(s)
-        x = int(s.u_hex[u])
-        if self.adjacent_enemy(s, p, x, occ):
-            return []
-        zoc = zoc if zoc is not None else self.zoc_map(s, p)
-        targeted = targeted if targeted is not None else self.targeted(s, p)
-        geo = self.geo
-        face = int(s.u_face[u])
-        fd = FRONT_DIRS[face]
-        woods = self.sc.woods
-        out = []
 
-        def ok_side(h: int, d: int) -> bool:
-            return geo.hexside[h][d] not in (STEEP, RIVER)
+@kernel
+def shock_eligible(c, T, u):
+    st = c.u_status[u]
+    if c.u_hex[u] < 0 or not T.ushock[u] or (st != NORMAL and st != DISORDERED):
+        return False
+    return not c.u_flags[u] & (F_DECLARED | F_RBS_DONE)
 
-        def ends(y: int) -> bool:
-            enemies = []
-            for d in fd:
-                t = geo.nbr[y][d]
-                if t >= 0 and occ[t] >= 0 and self.uplayer[occ[t]] != p:
-                    if occ[t] in targeted or woods[t] or not ok_side(y, d):
-                        return False
-                    enemies.append(t)
-            return bool(enemies)
 
-        for d in fd:
-            z = geo.nbr[x][d]
-            if z < 0 or occ[z] >= 0 or woods[z] or not ok_side(x, d):
-                continue
-            if ends(z):
-                out.append(z)
-            if z in zoc:
-                continue
-            for d2 in fd:
-                y = geo.nbr[z][d2]
-                if y < 0 or occ[y] >= 0 or woods[y] or not ok_side(z, d2) or y in out:
-                    continue
-                if ends(y):
-                    out.append(y)
-        return out
+@kernel
+def opt_shock_select(c, T, t, mask):
+    p, cmd = t[1], t[2]
+    base = T.A_UNIT - T.side_ufirst[p]
+    fe = np.empty(2, np.int64)
+    tgd = np.zeros(T.U, np.bool_)
+    targeted(c, T, p, tgd)
+    hexes = np.zeros(T.NUM_ACTIONS, np.bool_)
+    n = 0
+    for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
+        if not shock_eligible(c, T, u):
+            continue
+        if frontal_enemies(c, T, u, c.u_hex[u], fe):
+            mask[base + u] = True
+            n += 1
+            continue
+        hexes[:] = False
+        if (T.utype[u] == H or T.utype[u] == M) and charge_hexes(c, T, u, tgd, hexes):
+            mask[base + u] = True
+            n += 1
+    mask[T.A_OPT + OPT_PASS] = True
+    return n + 1
 
-    def shock_eligible(self, s, u: int) -> bool:
-        if s.u_hex[u] < 0 or not self.ushock[u] or s.u_status[u] not in (NORMAL, DISORDERED):
-            return False
-        return not s.u_flags[u] & (F_DECLARED | F_RBS_DONE)
 
-    def opt_shock_select(self, s, t) -> list[int]:
-        p, c = t[1], t[2]
-        base = self.AL.UNIT - self.side_first[p]
-        occ = self.occupancy(s)
-        zoc = None
-        tgd = None
-        opts = []
-        for u in self.cmd_units[c]:
-            if not self.shock_eligible(s, u):
-                continue
-            if self.frontal_enemies(s, u, occ=occ):
-                opts.append(base + u)
-                continue
-            if self.utype[u] in (H, M):
-                if zoc is None:
-                    zoc = self.zoc_map(s, p)
-                    tgd = self.targeted(s, p)
-                if self.charge_hexes(s, u, occ, zoc, tgd):
-                    opts.append(base + u)
-        opts.append(self.AL.option("PASS"))
-        return opts
+@kernel
+def do_shock_select(c, T, t, a):
+    p = t[1]
+    if a == T.A_OPT + OPT_PASS:
+        pop(c)
+        return
+    push(c, D_SHOCK_MODE, p, a - T.A_UNIT + T.side_ufirst[p])
 
-    def do_shock_select(self, s, t, a, dice) -> None:
-        p = t[1]
-        if a == self.AL.option("PASS"):
-            self.pop(s)
-            return
-        self.push(s, D_SHOCK_MODE, p, a - self.AL.UNIT + self.side_first[p])
 
-    def opt_shock_mode(self, s, t) -> list[int]:
-        u = t[2]
-        if not self.shock_eligible(s, u):
-            return []
-        p = self.uplayer[u]
-        fe = self.frontal_enemies(s, u)
-        tgd = self.targeted(s, p)
-        opts = []
-        if fe:
-            opts.append(self.AL.option("SHOCK_ALL"))
-            un = [d for d in fe if d not in tgd]
-            if un and len(un) < len(fe):
-                opts.append(self.AL.option("SHOCK_UNATTACKED"))
-        opts += self.charge_hexes(s, u, targeted=tgd)
-        return opts
+@kernel
+def opt_shock_mode(c, T, t, mask):
+    u = t[2]
+    if not shock_eligible(c, T, u):
+        return 0
+    p = T.uplayer[u]
+    fe = np.empty(2, np.int64)
+    nf = frontal_enemies(c, T, u, c.u_hex[u], fe)
+    tgd = np.zeros(T.U, np.bool_)
+    targeted(c, T, p, tgd)
+    n = 0
+    if nf:
+        mask[T.A_OPT + OPT_SHOCK_ALL] = True
+        n += 1
+        un = 0
+        for i in range(nf):
+            if not tgd[fe[i]]:
+                un += 1
+        if un and un < nf:
+            mask[T.A_OPT + OPT_SHOCK_UNATTACKED] = True
+            n += 1
+    return n + charge_hexes(c, T, u, tgd, mask)
 
-    def do_shock_mode(self, s, t, a, dice) -> None:
-        p, u = t[1], t[2]
-        self.pop(s)
-        s.u_flags[u] |= F_DECLARED | F_ACTED
-        if a == self.AL.option("SHOCK_ALL") or a == self.AL.option("SHOCK_UNATTACKED"):
-            fe = self.frontal_enemies(s, u)
-            if a == self.AL.option("SHOCK_UNATTACKED"):
-                tgd = self.targeted(s, p)
-                fe = [d for d in fe if d not in tgd]
-            s.u_tgt[u] = (fe + [-1, -1])[:2]
-            for d in fe:
-                s.u_flags[d] &= ~F_RESOLVED
-            s.log.append(f"{self.uname(s, u)} will Shock " + ", ".join(self.uname(s, d) for d in fe) + " [10.0]")
-            return
-        x = int(s.u_hex[u])
-        s.u_flags[u] |= F_CHARGING
-        self.enter(s, u, a, dice)
-        fe = self.frontal_enemies(s, u)
-        s.u_tgt[u] = (fe + [-1, -1])[:2]
-        for d in fe:
-            s.u_flags[d] &= ~F_RESOLVED
-        s.log.append(f"{TYPES[self.utype[u]]} {self.hid(x)} Charges into {self.hid(a)} against "
-                     + ", ".join(self.uname(s, d) for d in fe) + " [11.1]")
-        self.trigger_reaction(s, u, a)
 
-    # ------------------------------------------------------------ resolution
-    def attackers_of(self, s, d: int) -> list[int]:
-        if s.u_hex[d] < 0:
-            return []
-        hexes = s.u_hex.tolist()
-        st = s.u_status.tolist()
-        fl = s.u_flags.tolist()
-        dist = self.geo.dist
-        dh = hexes[d]
-        out = []
-        for a in self.side_units[1 - self.uplayer[d]]:
-            h = hexes[a]
-            if h < 0 or st[a] not in (NORMAL, DISORDERED) or fl[a] & F_RBS_DONE:
-                continue
-            if d in s.u_tgt[a].tolist() and dist[h, dh] == 1:
-                out.append(a)
-        return out
+@kernel
+def _declare(c, u, fe, nf):
+    """The targets of ``u``'s attack (10.0): named, not yet resolved."""
+    c.u_tgt[u, 0] = fe[0] if nf > 0 else -1
+    c.u_tgt[u, 1] = fe[1] if nf > 1 else -1
+    for i in range(nf):
+        c.u_flags[fe[i]] &= ~F_RESOLVED
 
-    def attack_party(self, s, d: int, ca: int) -> list[int]:
-        """The units attacking ``d``: its declared attackers (:meth:`attackers_of`), or for a Continued
-        Attack (12.4) by unit ``ca`` that unit alone: units whose earlier attack named ``d`` (resolved,
-        the defender since retreated next to the continuing unit) take no part in it."""
-        if ca < 0:
-            return self.attackers_of(s, d)
-        h, dh = int(s.u_hex[ca]), int(s.u_hex[d])
-        if h < 0 or dh < 0 or s.u_status[ca] not in (NORMAL, DISORDERED) or self.geo.dist[h, dh] != 1 \
-                or d not in s.u_tgt[ca].tolist():
-            return []
-        return [ca]
 
-    def opt_resolve_pick(self, s, t) -> list[int]:
-        p = t[1]
-        hexes = s.u_hex.tolist()
-        out = set()
-        for d in self.targeted(s, p):
-            if hexes[d] >= 0 and self.attackers_of(s, d):
-                out.add(hexes[d])
-        return sorted(out)
+@kernel
+def do_shock_mode(c, T, t, a):
+    p, u = t[1], t[2]
+    pop(c)
+    c.u_flags[u] |= F_DECLARED | F_ACTED
+    fe = np.empty(2, np.int64)
+    if a == T.A_OPT + OPT_SHOCK_ALL or a == T.A_OPT + OPT_SHOCK_UNATTACKED:
+        nf = frontal_enemies(c, T, u, c.u_hex[u], fe)
+        if a == T.A_OPT + OPT_SHOCK_UNATTACKED:
+            tgd = np.zeros(T.U, np.bool_)
+            targeted(c, T, p, tgd)
+            k = 0
+            for i in range(nf):
+                if not tgd[fe[i]]:
+                    fe[k] = fe[i]
+                    k += 1
+            nf = k
+        _declare(c, u, fe, nf)
+        for i in range(nf):
+            log(c, EV_PART, fe[i], c.u_hex[fe[i]])
+        log(c, EV_WILL_SHOCK, u, c.u_hex[u])
+        return
+    x = c.u_hex[u]
+    c.u_flags[u] |= F_CHARGING
+    enter(c, T, u, a)
+    nf = frontal_enemies(c, T, u, c.u_hex[u], fe)
+    _declare(c, u, fe, nf)
+    for i in range(nf):
+        log(c, EV_PART, fe[i], c.u_hex[fe[i]])
+    log(c, EV_CHARGES, u, x, a)
+    trigger_reaction(c, T, u, a)
 
-    def do_resolve_pick(self, s, t, a, dice) -> None:
-        p = t[1]
-        d = int(s.hex_unit[a])
-        self.push(s, A_RESOLVE, p, d, -1, 0)
-        self.push(s, D_DEFENSE, 1 - p, d)
 
-    def rbs_hexes(self, s, d: int, attackers: list[int]) -> list[int]:
-        """10.1 Retreat Before Shock: horse (not Disordered) attacked by leg units only; light cavalry (not
-        Disordered) attacked by horse. One hex away, not into an enemy ZOC or an occupied hex."""
-        if s.u_status[d] != NORMAL or not self.uhorse[d]:
-            return []
-        if self.utype[d] == L and any(self.uhorse[a] for a in attackers):
-            pass
-        elif all(not self.uhorse[a] for a in attackers):
-            pass
+# ------------------------------------------------------------------ resolution
+@kernel
+def attackers_of(c, T, d, out):
+    """The units whose declared attack on ``d`` is still on (next to it, able to fight); returns how
+    many."""
+    dh = c.u_hex[d]
+    if dh < 0:
+        return 0
+    q = 1 - T.uplayer[d]
+    n = 0
+    for a in range(T.side_ufirst[q], T.side_uend[q]):
+        h = c.u_hex[a]
+        st = c.u_status[a]
+        if h < 0 or (st != NORMAL and st != DISORDERED) or c.u_flags[a] & F_RBS_DONE:
+            continue
+        if _has_tgt(c, a, d) and T.dist[h, dh] == 1:
+            out[n] = a
+            n += 1
+    return n
+
+
+@kernel
+def attack_party(c, T, d, ca, out):
+    """The units attacking ``d``: its declared attackers (:func:`attackers_of`), or for a Continued
+    Attack (12.4) by unit ``ca`` that unit alone: units whose earlier attack named ``d`` (resolved,
+    the defender since retreated next to the continuing unit) take no part in it."""
+    if ca < 0:
+        return attackers_of(c, T, d, out)
+    h, dh = c.u_hex[ca], c.u_hex[d]
+    st = c.u_status[ca]
+    if h < 0 or dh < 0 or (st != NORMAL and st != DISORDERED) or T.dist[h, dh] != 1 or not _has_tgt(c, ca, d):
+        return 0
+    out[0] = ca
+    return 1
+
+
+@kernel
+def opt_resolve_pick(c, T, t, mask):
+    p = t[1]
+    tgd = np.zeros(T.U, np.bool_)
+    targeted(c, T, p, tgd)
+    att = np.empty(T.U, np.int64)
+    n = 0
+    for d in range(T.U):
+        if tgd[d] and c.u_hex[d] >= 0 and attackers_of(c, T, d, att):
+            mask[c.u_hex[d]] = True
+            n += 1
+    return n
+
+
+@kernel
+def do_resolve_pick(c, T, t, a):
+    p = t[1]
+    d = c.hex_unit[a]
+    push(c, A_RESOLVE, p, d, -1, 0)
+    push(c, D_DEFENSE, 1 - p, d)
+
+
+@kernel
+def rbs_hexes(c, T, d, att, na, mask):
+    """10.1 Retreat Before Shock: horse (not Disordered) attacked by leg units only; light cavalry (not
+    Disordered) attacked by horse. One hex away, not into an enemy ZOC or an occupied hex. Marks them in
+    ``mask``; returns how many."""
+    if c.u_status[d] != NORMAL or not T.uhorse[d]:
+        return 0
+    horse = False
+    for i in range(na):
+        if T.uhorse[att[i]]:
+            horse = True
+    if horse and T.utype[d] != L:
+        return 0
+    src = np.empty(na, np.int64)
+    for i in range(na):
+        src[i] = c.u_hex[att[i]]
+    ys = np.empty(8, np.int64)
+    bcs = np.empty(8, np.int64)
+    n = retreat_options(c, T, d, src, na, False, ys, bcs)
+    for i in range(n):
+        mask[ys[i]] = True
+    return n
+
+
+@kernel
+def cc_shock_facings(c, T, d, att, na):
+    """11.3: H/M attacked through front or flank may counter-charge (changing facing once): a bit per
+    facing."""
+    if na == 0 or not cc_eligible(c, T, d, att, na):
+        return 0
+    x = c.u_hex[d]
+    face = c.u_face[d]
+    for i in range(na):
+        if cat(face, _dir_to(T, x, c.u_hex[att[i]])) == REAR:
+            return 0
+    out = 0
+    for f in range(6):
+        for i in range(na):
+            h = c.u_hex[att[i]]
+            if T.nbr[x, f] == h or T.nbr[x, (f + 1) % 6] == h:
+                out |= 1 << f
+                break
+    return out
+
+
+@kernel
+def opt_defense(c, T, t, mask):
+    d = t[2]
+    att = np.empty(T.U, np.int64)
+    na = attack_party(c, T, d, t[3], att)
+    if not na:
+        return 0
+    n = rbs_hexes(c, T, d, att, na, mask)
+    faces = cc_shock_facings(c, T, d, att, na)
+    for f in range(6):
+        if faces >> f & 1:
+            mask[T.A_FACE + f] = True
+            n += 1
+    if n:
+        mask[T.A_OPT + OPT_NO] = True
+        n += 1
+    return n
+
+
+@kernel
+def do_defense(c, T, t, a):
+    q, d = t[1], t[2]
+    pop(c)
+    if a == T.A_OPT + OPT_NO:
+        return
+    att = np.full(max(T.U, 6), -1, np.int64)
+    na = attack_party(c, T, d, t[3], att)
+    x = c.u_hex[d]
+    if a < T.N:
+        dis = False
+        horse = False
+        for i in range(na):
+            if T.uhorse[att[i]]:
+                horse = True
+        if T.utype[d] == L and horse:
+            dr = roll(c.dv, c.ds, 10, 0)
+            dis = dr + T.udef[d] > T.tv[TV_LC_RETREAT_OK_MAX]
+            log(c, EV_RBS_ROLL, d, x, dr, dis)
         else:
-            return []
-        hexes = s.u_hex.tolist()
-        return [y for y, bc in self.retreat_options(s, d, [hexes[a] for a in attackers], allow_zoc=False) if bc < 0]
-
-    def cc_shock_facings(self, s, d: int, attackers: list[int]) -> list[int]:
-        """11.3: H/M attacked through front or flank may counter-charge (changing facing once)."""
-        if not attackers or not self.cc_eligible(s, d, attackers):
-            return []
-        x = int(s.u_hex[d])
-        face = int(s.u_face[d])
-        for a in attackers:
-            if CAT[face][self.geo.dirs_to[x][int(s.u_hex[a])][0]] == REAR:
-                return []
-        out = []
-        for f in range(6):
-            fr = self.geo.frontal(x, f)
-            if any(int(s.u_hex[a]) in fr for a in attackers):
-                out.append(f)
-        return out
-
-    def opt_defense(self, s, t) -> list[int]:
-        d = t[2]
-        att = self.attack_party(s, d, t[3])
-        if not att:
-            return []
-        opts = self.rbs_hexes(s, d, att) + [self.AL.FACE + f for f in self.cc_shock_facings(s, d, att)]
-        return opts + [self.AL.option("NO")] if opts else []
-
-    def do_defense(self, s, t, a, dice) -> None:
-        q, d = t[1], t[2]
-        self.pop(s)
-        if a == self.AL.option("NO"):
+            log(c, EV_RBS, d, x)
+        for i in range(na):
+            _drop_tgt(c, att[i], d)
+        c.u_flags[d] |= F_RESOLVED
+        enter(c, T, d, a)
+        if dis:
+            c.u_status[d] = DISORDERED
+        push(c, D_RBS_ADVANCE, 1 - q, x, att[0], att[1] if na > 1 else -1, att[2] if na > 2 else -1,
+             att[3] if na > 3 else -1, att[4] if na > 4 else -1, att[5] if na > 5 else -1)
+        push(c, D_FACE, q, d)
+        return
+    f = a - T.A_FACE
+    face = c.u_face[d]
+    flank = False
+    for i in range(na):
+        if cat(face, _dir_to(T, x, c.u_hex[att[i]])) == FLANK:
+            flank = True
+    if not cc_roll(c, T, d, flank):
+        return
+    c.u_face[d] = f
+    for i in range(na):
+        if T.utype[att[i]] == H or T.utype[att[i]] == M:
+            c.u_flags[d] |= F_CC_NEGATE
+            log(c, EV_CC_NEGATES)
             return
-        att = self.attack_party(s, d, t[3])
-        x = int(s.u_hex[d])
-        if a < self.N:
-            dis = False
-            if self.utype[d] == L and any(self.uhorse[u] for u in att):
-                dr = dice.roll(10, low=0)
-                adj = dr + self.udef[d]
-                dis = adj > self.sc.tests["lc_retreat_ok_max"]
-                s.log.append(f"{self.uname(s, d)} retreats before shock: DR {dr} {self.udef[d]:+d} = {adj} -> "
-                             f"{'Disordered' if dis else 'clean'} [10.1]")
+    enemy = -1
+    for i in range(na):
+        h = c.u_hex[att[i]]
+        if T.nbr[x, f] == h or T.nbr[x, (f + 1) % 6] == h:
+            enemy = att[i]
+            break
+    for i in range(na):
+        _drop_tgt(c, att[i], d)
+    c.u_flags[d] |= F_RESOLVED
+    log(c, EV_CC_ATTACKER, d, c.u_hex[d], enemy, c.u_hex[enemy])
+    push(c, A_RESOLVE, q, enemy, d, 1)
+
+
+@kernel
+def battle_group(c, T, d, att, na, ga, gd):
+    """Attackers (``ga``) and defenders (``gd``, bool per unit) linked to ``d`` through declared targets
+    (10.2 Strength Advantage). Declared defenders count even once resolved (10.2 play note: 1 unit
+    attacking 2 rolls twice, each with -1)."""
+    p = 1 - T.uplayer[d]
+    for i in range(na):
+        ga[att[i]] = True
+    gd[d] = True
+    changed = True
+    while changed:
+        changed = False
+        for a in range(T.side_ufirst[p], T.side_uend[p]):
+            if c.u_hex[a] < 0 or c.u_flags[a] & F_RBS_DONE:
+                continue
+            if ga[a]:
+                for k in range(2):
+                    v = c.u_tgt[a, k]
+                    if v >= 0 and not gd[v]:
+                        gd[v] = True
+                        changed = True
             else:
-                s.log.append(f"{self.uname(s, d)} retreats before shock [10.1]")
-            for u in att:
-                tg = s.u_tgt[u].tolist()
-                s.u_tgt[u] = [-1 if v == d else v for v in tg]
-            s.u_flags[d] |= F_RESOLVED
-            self.enter(s, d, a, dice)
-            if dis:
-                s.u_status[d] = DISORDERED
-            self.push(s, D_RBS_ADVANCE, 1 - q, x, *att[:6])
-            self.push(s, D_FACE, q, d)
-            return
-        f = a - self.AL.FACE
-        face = int(s.u_face[d])
-        flank = any(CAT[face][self.geo.dirs_to[x][int(s.u_hex[u])][0]] == FLANK for u in att)
-        if not self.cc_roll(s, d, flank, dice):
-            return
-        s.u_face[d] = f
-        if any(self.utype[u] in (H, M) for u in att):
-            s.u_flags[d] |= F_CC_NEGATE
-            s.log.append("the counter-charge negates the attackers' charge bonus [11.3]")
-            return
-        fr = self.geo.frontal(x, f)
-        enemy = next(u for u in att if int(s.u_hex[u]) in fr)
-        for u in att:
-            tg = s.u_tgt[u].tolist()
-            s.u_tgt[u] = [-1 if v == d else v for v in tg]
-        s.u_flags[d] |= F_RESOLVED
-        s.log.append(f"{self.uname(s, d)} counter-charges {self.uname(s, enemy)} and becomes the attacker [11.3]")
-        self.push(s, A_RESOLVE, q, enemy, d, 1)
+                for k in range(2):
+                    v = c.u_tgt[a, k]
+                    if v >= 0 and gd[v]:
+                        ga[a] = True
+                        changed = True
+                        break
 
-    def battle_group(self, s, d: int, attackers: list[int]) -> tuple[set[int], set[int]]:
-        """Attackers and defenders linked to ``d`` through declared targets (10.2 Strength Advantage).
-        Declared defenders count even once resolved (10.2 play note: 1 unit attacking 2 rolls twice,
-        each with -1)."""
-        p = 1 - self.uplayer[d]
-        tg = s.u_tgt.tolist()
-        hexes = s.u_hex.tolist()
-        fl = s.u_flags.tolist()
-        atk, dfn = set(attackers), {d}
-        live = [a for a in self.side_units[p] if hexes[a] >= 0 and not fl[a] & F_RBS_DONE]
-        changed = True
-        while changed:
-            changed = False
-            for a in live:
-                ts = [v for v in tg[a] if v >= 0]
-                if a in atk:
-                    for v in ts:
-                        if v not in dfn:
-                            dfn.add(v)
-                            changed = True
-                elif any(v in dfn for v in ts):
-                    atk.add(a)
-                    changed = True
-        return atk, dfn
 
-    def auto_resolve(self, s, t, dice) -> None:
-        """Resolve the attack on ``d`` (task: player, defender, counter-charger or -1, flag, unit making a
-        Continued Attack or -1)."""
-        p, d, cc, ca = t[1], t[2], t[3], t[5]
-        if s.u_hex[d] < 0:
+@kernel
+def _mod(c, value, name, arg=0):
+    log(c, EV_MOD, value, name, arg)
+    return value
+
+
+@kernel
+def auto_resolve(c, T, t):
+    """Resolve the attack on ``d`` (task: player, defender, counter-charger or -1, flag, unit making a
+    Continued Attack or -1): 10.2 Shock, 11.1 Charge, 11.2 reluctance, 11.3 counter-charge, 12.x
+    results."""
+    p, d, cc, ca = t[1], t[2], t[3], t[5]
+    if c.u_hex[d] < 0:
+        return
+    U = T.U
+    att = np.empty(U, np.int64)
+    charging = np.zeros(U, np.bool_)
+    ga = np.zeros(U, np.bool_)
+    gd = np.zeros(U, np.bool_)
+    if cc >= 0:
+        if c.u_hex[cc] < 0 or T.dist[c.u_hex[cc], c.u_hex[d]] != 1:
             return
-        if cc >= 0:
-            if s.u_hex[cc] < 0 or self.geo.dist[int(s.u_hex[cc]), int(s.u_hex[d])] != 1:
-                return
-            att = [cc]
-            charging = {cc} if s.u_status[cc] == NORMAL and self.utype[cc] in (H, M) else set()
-            group_a, group_d = {cc}, {d}
+        na = 1
+        att[0] = cc
+        if c.u_status[cc] == NORMAL and (T.utype[cc] == H or T.utype[cc] == M):
+            charging[cc] = True
+        ga[cc] = True
+        gd[d] = True
+    else:
+        na = attack_party(c, T, d, ca, att)
+        if not na:
+            c.u_flags[d] |= F_RESOLVED
+            return
+        for i in range(na):
+            if c.u_flags[att[i]] & F_CHARGING:
+                charging[att[i]] = True
+        if ca >= 0:
+            # 12.4, 10.2 item 1: a Continued Attack is its own battle: the continuing unit against
+            # the enemies it now attacks (clarification C26)
+            ga[ca] = True
+            for k in range(2):
+                if c.u_tgt[ca, k] >= 0:
+                    gd[c.u_tgt[ca, k]] = True
         else:
-            att = self.attack_party(s, d, ca)
-            if not att:
-                s.u_flags[d] |= F_RESOLVED
-                return
-            charging = {a for a in att if s.u_flags[a] & F_CHARGING}
-            if ca >= 0:
-                # 12.4, 10.2 item 1: a Continued Attack is its own battle: the continuing unit against
-                # the enemies it now attacks (clarification C26)
-                group_a, group_d = {ca}, {v for v in s.u_tgt[ca].tolist() if v >= 0}
+            battle_group(c, T, d, att, na, ga, gd)
+    x = c.u_hex[d]
+    face = c.u_face[d]
+    dstat = c.u_status[d]
+    # 11.2 Charge Reluctance
+    if cc < 0 and T.utype[d] == R:
+        for a in range(U):
+            if charging[a] and (c.u_hex[a] == T.nbr[x, face] or c.u_hex[a] == T.nbr[x, (face + 1) % 6]):
+                dr = roll(c.dv, c.ds, 10, 0)
+                ok = dr <= T.tv[TV_RELUCTANCE_OK_MAX]
+                log(c, EV_RELUCTANCE, a, c.u_hex[a], dr, ok)
+                if not ok:
+                    charging[a] = False
+                    c.u_flags[a] &= ~F_CHARGING
+    negate = c.u_flags[d] & F_CC_NEGATE != 0
+    any_charging = False
+    for a in range(U):
+        if charging[a]:
+            any_charging = True
+    use_charge = any_charging or negate
+    total = 0
+    diff = 0
+    for a in range(U):
+        diff += int(ga[a]) - int(gd[a])
+    if diff:
+        total += _mod(c, diff, MOD_STRENGTH)
+    cats = 0
+    for i in range(na):
+        cats |= 1 << cat(face, _dir_to(T, x, c.u_hex[att[i]]))
+    if cats != 1 << FRONT and cats != 1 << FLANK and cats != 1 << REAR:
+        total += _mod(c, T.tv[TV_SD_COMBINATION], MOD_COMBINATION)
+    elif cats == 1 << FLANK:
+        total += _mod(c, T.tv[TV_SD_FLANK], MOD_FLANK)
+    elif cats == 1 << REAR:
+        total += _mod(c, T.tv[TV_SD_REAR], MOD_REAR)
+    if T.woods[x]:
+        horse = True
+        for i in range(na):
+            if not T.uhorse[att[i]]:
+                horse = False
+        total += _mod(c, T.tv[TV_WOODS_SHOCK_HORSE] if horse else T.tv[TV_WOODS_SHOCK], MOD_WOODS)
+    up = 0
+    for i in range(na):
+        ah = c.u_hex[att[i]]
+        f = T.hexside[ah, _dir_to(T, ah, x)]
+        if T.elev[x] > T.elev[ah]:
+            v = T.tv[TV_STEEP_UPSLOPE_SHOCK] if f == STEEP else T.tv[TV_UPSLOPE_SHOCK] if f == SLOPE else 0
+            up = min(up, v)
+    if up:
+        total += _mod(c, up, MOD_UPSLOPE)
+    total += _mod(c, defense(c, T, d), MOD_DEFENSE)
+    if use_charge and not negate and any_charging:
+        best, bv = -1, -1 << 30
+        for a in range(U):
+            if charging[a]:
+                v = T.tv[TV_SD_CHARGE_H] if T.utype[a] == H else T.tv[TV_SD_CHARGE_M]
+                if v > bv:
+                    best, bv = a, v
+        total += _mod(c, bv, MOD_CHARGING, T.utype[best])
+        if c.u_flags[best] & F_MOVED:
+            total += _mod(c, T.tv[TV_SD_CHARGER_MOVED], MOD_CHARGER_MOVED)
+    lead_a, lead_d = False, False
+    for a in range(U):
+        if ga[a] and c.u_hex[a] >= 0 and any_leader_at(c, T, c.u_hex[a], p):
+            lead_a = True
+        if gd[a] and c.u_hex[a] >= 0 and any_leader_at(c, T, c.u_hex[a], 1 - p):
+            lead_d = True
+    if lead_a:
+        total += _mod(c, T.tv[TV_SD_LEADER_ATT], MOD_LEADER_ATT)
+    if lead_d:
+        total += _mod(c, T.tv[TV_SD_LEADER_DEF], MOD_LEADER_DEF)
+    wsm = -1 << 30
+    for i in range(na):
+        wsm = max(wsm, T.wsm[T.utype[att[i]], T.utype[d]])
+    if wsm:
+        total += _mod(c, wsm, MOD_WSM)
+    all_dis = True
+    for i in range(na):
+        if c.u_status[att[i]] == NORMAL:
+            all_dis = False
+    if all_dis:
+        total += _mod(c, T.tv[TV_SD_ATT_DIS], MOD_ATT_DIS)
+    if dstat == RETIRED:
+        total += _mod(c, T.tv[TV_SD_DEF_RETIRED], MOD_DEF_RETIRED)
+    if cc < 0:
+        prev = 0
+        for i in range(na):
+            if c.u_flags[att[i]] & F_CA_MODE:
+                prev = max(prev, c.u_attacks[att[i]])
+        if prev:
+            total += _mod(c, T.tv[TV_SD_CA] * prev, MOD_CA)
+    dr = roll(c.dv, c.ds, 10, 0)
+    total += dr
+    row = min(max(total, 0), 11)
+    table = (2 if use_charge else 0) + (1 if dstat != NORMAL else 0)
+    res = T.shock_tables[table, row]
+    if cc >= 0:
+        res &= ~CA  # counter-charge: no continued attack (clarification 11.3)
+    for i in range(na):
+        log(c, EV_PART, att[i], c.u_hex[att[i]])
+    log(c, EV_PART, d, x)
+    log(c, EV_SHOCK, dr, res, 2 if cc >= 0 else 1 if use_charge else 0)
+    for i in range(na):
+        c.u_attacks[att[i]] += 1
+    c.u_flags[d] |= F_RESOLVED
+    c.u_flags[d] &= ~F_CC_NEGATE
+    # defender results
+    vacated = -1
+    if res & (DD | RT | EL):
+        leader_check_shock(c, T, d)
+    if res & EL:
+        eliminate(c, T, d)
+        vacated = x
+    elif res & RT:
+        retire(c, T, d)
+        vacated = x
+    elif res & DD:
+        disorder(c, T, d)
+        if c.u_hex[d] != x:
+            vacated = x
+    rt = np.empty((na + 1, 5), np.int64)
+    nr = 0
+    if res & DR and c.u_hex[d] == x and c.u_status[d] != RETIRED:
+        rt[nr, 0], rt[nr, 1], rt[nr, 2], rt[nr, 3], rt[nr, 4] = 1 - p, d, 1, x, ca
+        nr += 1
+        vacated = x
+    # attacker results
+    for i in range(na):
+        a = att[i]
+        if res & AD:
+            c.u_flags[a] |= F_DIS_IN_ATTACK
+            leader_check_shock(c, T, a)
+            disorder(c, T, a)
+        if res & AR and c.u_hex[a] >= 0 and c.u_status[a] != RETIRED:
+            rt[nr, 0], rt[nr, 1], rt[nr, 2], rt[nr, 3], rt[nr, 4] = p, a, 0, x, -1
+            nr += 1
+    push(c, A_AFTER_ROLL, p, d, cc, vacated, 1 if res & CA else 0, ca)
+    for i in range(nr - 1, -1, -1):
+        push(c, D_RETREAT, rt[i, 0], rt[i, 1], rt[i, 2], rt[i, 3], rt[i, 4])
+
+
+@kernel
+def auto_after_roll(c, T, t):
+    """10.3 / 12.4: name the unit that advances (or continues the attack) into the vacated hex; units
+    that have finished all their attacks then advance (``A_POST``)."""
+    p, d, cc, vac, ca, ca_unit = t[1], t[2], t[3], t[4], t[5], t[6]
+    for w in range(T.side_ufirst[p], T.side_uend[p]):
+        if c.u_flags[w] & F_CC_WAIT and c.u_ccv[w] == d:
+            c.u_flags[w] &= ~F_CC_WAIT
+            if c.u_hex[d] >= 0:
+                push(c, A_CC_CHARGE, p, w, d)
+    att = np.empty(T.U, np.int64)
+    na = 0
+    if cc >= 0:
+        att[0] = cc
+        na = 1
+    elif ca_unit >= 0:
+        att[0] = ca_unit  # 12.4: only the continuing unit took part
+        na = 1
+    else:
+        for a in range(T.side_ufirst[p], T.side_uend[p]):
+            if _has_tgt(c, a, d):
+                att[na] = a
+                na += 1
+    if vac >= 0 and c.hex_unit[vac] < 0:
+        tied = np.full(max(na, 6), -1, np.int64)
+        nt = 0
+        best = 1 << 30
+        for i in range(na):
+            a = att[i]
+            h = c.u_hex[a]
+            st = c.u_status[a]
+            if h >= 0 and (st == NORMAL or st == DISORDERED) and T.dist[h, vac] == 1 \
+                    and (ca or not c.u_flags[a] & F_DIS_IN_ATTACK):
+                if T.udef[a] < best:
+                    best = T.udef[a]
+                    nt = 0
+                if T.udef[a] == best:
+                    tied[nt] = a
+                    nt += 1
+        if nt:
+            flag = F_CA if ca else F_ADV
+            if nt == 1:
+                c.u_flags[tied[0]] |= flag
+                c.u_vac[tied[0]] = vac
             else:
-                group_a, group_d = self.battle_group(s, d, att)
-        sc = self.sc
-        sd = sc.shock_drm
-        x = int(s.u_hex[d])
-        face = int(s.u_face[d])
-        dstat = int(s.u_status[d])
-        # 11.2 Charge Reluctance
-        if cc < 0 and self.utype[d] == R:
-            fr = self.geo.frontal(x, face)
-            for a in sorted(charging):
-                if int(s.u_hex[a]) in fr:
-                    dr = dice.roll(10, low=0)
-                    ok = dr <= sc.tests["reluctance_ok_max"]
-                    s.log.append(f"Charge reluctance {self.uname(s, a)} vs R: DR {dr} -> {'charges home' if ok else 'blunted: shocks without the charge'} [11.2]")
-                    if not ok:
-                        charging.discard(a)
-                        s.u_flags[a] &= ~F_CHARGING
-        negate = bool(s.u_flags[d] & F_CC_NEGATE)
-        use_charge = bool(charging) or negate
-        mods: list[tuple[int, str]] = []
-        diff = len(group_a) - len(group_d)
-        if diff:
-            mods.append((diff, "strength"))
-        cats = {CAT[face][self.geo.dirs_to[x][int(s.u_hex[a])][0]] for a in att}
-        if len(cats) >= 2:
-            mods.append((sd["combination"], "angle: combination"))
-        elif FLANK in cats:
-            mods.append((sd["flank"], "angle: flank"))
-        elif REAR in cats:
-            mods.append((sd["rear"], "angle: rear"))
-        te = sc.terrain
-        if sc.woods[x]:
-            horse = all(self.uhorse[a] for a in att)
-            mods.append((te["woods_shock_drm_horse"] if horse else te["woods_shock_drm"], "woods"))
-        up = 0
-        for a in att:
-            ah = int(s.u_hex[a])
-            f = self.geo.hexside[ah][self.geo.dirs_to[ah][x][0]]
-            if sc.elev[x] > sc.elev[ah]:
-                up = min(up, te["steep_upslope_shock_drm"] if f == STEEP else te["upslope_shock_drm"] if f == SLOPE else 0)
-        if up:
-            mods.append((up, "upslope"))
-        mods.append((self.defense(s, d), "defense"))
-        if use_charge and not negate and charging:
-            best = max(charging, key=lambda a: (sd["charge_h"] if self.utype[a] == H else sd["charge_m"], -a))
-            mods.append((sd["charge_h"] if self.utype[best] == H else sd["charge_m"], f"charging {TYPES[self.utype[best]]}"))
-            if s.u_flags[best] & F_MOVED:
-                mods.append((sd["charger_moved"], "charger moved"))
-        hexes_a = {int(s.u_hex[a]) for a in group_a}
-        hexes_d = {int(s.u_hex[v]) for v in group_d if s.u_hex[v] >= 0}
-        if any(self.leaders_at(s, h, p) for h in hexes_a):
-            mods.append((sd["leader_attacker"], "leader with attacker"))
-        if any(self.leaders_at(s, h, 1 - p) for h in hexes_d):
-            mods.append((sd["leader_defender"], "leader with defender"))
-        wsm = max(sc.wsm[self.utype[a]][self.utype[d]] for a in att)
-        if wsm:
-            mods.append((wsm, "weapons matrix"))
-        if all(s.u_status[a] != NORMAL for a in att):
-            mods.append((sd["attacker_disordered"], "attacker disordered"))
-        if dstat == RETIRED:
-            mods.append((sd["defender_retired"], "defender retired"))
-        if cc < 0:
-            prev = max((int(s.u_attacks[a]) for a in att if s.u_flags[a] & F_CA_MODE), default=0)
-            if prev:
-                mods.append((sd["continued_attack_per_attack"] * prev, "continued attack"))
-        dr = dice.roll(10, low=0)
-        total = dr + sum(m for m, _ in mods)
-        row = min(max(total, 0), 11)
-        col_dis = dstat != NORMAL
-        table = (sc.charge_dis if col_dis else sc.charge_normal) if use_charge else (sc.shock_dis if col_dis else sc.shock_normal)
-        res = table[row]
-        if cc >= 0:
-            res &= ~CA  # counter-charge: no continued attack (clarification 11.3)
-        kind = "Counter-charge" if cc >= 0 else ("Charge" if use_charge else "Shock")
-        s.log.append(f"{kind} {'+'.join(self.uname(s, a) for a in att)} vs {self.uname(s, d)}: DR {dr}"
-                     + "".join(f" {m:+d} ({n})" for m, n in mods if m) + f" = {total} -> {result_str(res)} "
-                     f"[{'11.3' if cc >= 0 else '11.1' if use_charge else '10.2'}]")
-        for a in att:
-            s.u_attacks[a] += 1
-        s.u_flags[d] |= F_RESOLVED
-        s.u_flags[d] &= ~F_CC_NEGATE
-        # defender results
-        vacated = -1
-        if res & (DD | RT | EL):
-            self.leader_check_shock(s, d, dice)
-        if res & EL:
-            self.eliminate(s, d, dice)
-            vacated = x
-        elif res & RT:
-            self.retire(s, d, dice)
-            vacated = x
-        elif res & DD:
-            self.disorder(s, d, dice)
-            if s.u_hex[d] != x:
-                vacated = x
-        retreats = []
-        if res & DR and s.u_hex[d] == x and s.u_status[d] != RETIRED:
-            retreats.append((1 - p, d, 1, x, ca))
-            vacated = x
-        # attacker results
-        for a in att:
-            if res & AD:
-                s.u_flags[a] |= F_DIS_IN_ATTACK
-                self.leader_check_shock(s, a, dice)
-                self.disorder(s, a, dice)
-            if res & AR and s.u_hex[a] >= 0 and s.u_status[a] != RETIRED:
-                retreats.append((p, a, 0, x, -1))
-        self.push(s, A_AFTER_ROLL, p, d, cc, vacated, int(bool(res & CA)), ca)
-        for (who, u, mode, ref, by) in reversed(retreats):
-            self.push(s, D_RETREAT, who, u, mode, ref, by)
-
-    def auto_after_roll(self, s, t, dice) -> None:
-        """10.3 / 12.4: name the unit that advances (or continues the attack) into the vacated hex; units
-        that have finished all their attacks then advance (``A_POST``)."""
-        p, d, cc, vac, ca, ca_unit = t[1], t[2], t[3], t[4], t[5], t[6]
-        fl_all = s.u_flags.tolist()
-        ccv = s.u_ccv.tolist()
-        for w in self.side_units[p]:
-            if fl_all[w] & F_CC_WAIT and ccv[w] == d:
-                s.u_flags[w] &= ~F_CC_WAIT
-                if s.u_hex[d] >= 0:
-                    self.push(s, A_CC_CHARGE, p, w, d)
-        if cc >= 0:
-            att = [cc]
-        elif ca_unit >= 0:
-            att = [ca_unit]  # 12.4: only the continuing unit took part
-        else:
-            att = [a for a in self.side_units[p] if d in s.u_tgt[a].tolist()]
-        if vac >= 0 and s.hex_unit[vac] < 0:
-            cands = [a for a in att if s.u_hex[a] >= 0 and s.u_status[a] in (NORMAL, DISORDERED)
-                     and self.geo.dist[int(s.u_hex[a]), vac] == 1 and (ca or not s.u_flags[a] & F_DIS_IN_ATTACK)]
-            if cands:
-                best = min(self.udef[a] for a in cands)
-                tied = [a for a in cands if self.udef[a] == best]
-                flag = F_CA if ca else F_ADV
-                if len(tied) == 1:
-                    s.u_flags[tied[0]] |= flag
-                    s.u_vac[tied[0]] = vac
-                else:
-                    self.push(s, A_AFTER_ROLL, p, d, cc, -1, 0, ca_unit)  # re-run for the posts after the pick
-                    self.push(s, D_ADV_PICK, p, vac, flag, *tied[:6])
-                    return
-        tg = s.u_tgt.tolist()
-        hexes = s.u_hex.tolist()
-        fl = s.u_flags.tolist()
-        for a in reversed(att):
-            if hexes[a] < 0:
-                continue
-            pending = [v for v in tg[a] if v >= 0 and hexes[v] >= 0 and not fl[v] & F_RESOLVED]
-            if not pending and fl[a] & (F_ADV | F_CA):
-                self.push(s, A_POST, p, a)
-
-    def opt_adv_pick(self, s, t) -> list[int]:
-        p = t[1]
-        base = self.AL.UNIT - self.side_first[p]
-        return [base + u for u in t[4:] if u >= 0 and s.u_hex[u] >= 0]
-
-    def do_adv_pick(self, s, t, a, dice) -> None:
-        p, vac, flag = t[1], t[2], t[3]
-        self.pop(s)
-        u = a - self.AL.UNIT + self.side_first[p]
-        s.u_flags[u] |= flag
-        s.u_vac[u] = vac
-
-    def auto_post(self, s, t, dice) -> None:
-        p, a = t[1], t[2]
-        fl = int(s.u_flags[a])
-        vac = int(s.u_vac[a])
-        s.u_flags[a] &= ~(F_ADV | F_CA)
-        if s.u_hex[a] < 0 or s.u_status[a] not in (NORMAL, DISORDERED) or vac < 0 or s.hex_unit[vac] >= 0 \
-                or self.geo.dist[int(s.u_hex[a]), vac] != 1:
-            return
-        if fl & F_CA:
-            s.log.append(f"{self.uname(s, a)} advances to {self.hid(vac)} to continue the attack [12.4]")
-            self.enter(s, a, vac, dice)
-            tgd = self.targeted(s, p)
-            fe = [v for v in self.frontal_enemies(s, a) if v not in tgd]
-            if not fe:
+                push(c, A_AFTER_ROLL, p, d, cc, -1, 0, ca_unit)  # re-run for the posts after the pick
+                push(c, D_ADV_PICK, p, vac, flag, tied[0], tied[1], tied[2], tied[3], tied[4], tied[5])
                 return
-            s.u_flags[a] |= F_CA_MODE
-            s.u_flags[a] &= ~F_CHARGING  # 11.1: a continued attack is regular Shock
-            s.u_tgt[a] = (fe + [-1, -1])[:2]
-            for v in reversed(fe):
-                s.u_flags[v] &= ~F_RESOLVED
-                self.push(s, A_RESOLVE, p, v, -1, 0, a)
-                self.push(s, D_DEFENSE, 1 - p, v, a)
+    for i in range(na - 1, -1, -1):
+        a = att[i]
+        if c.u_hex[a] < 0:
+            continue
+        pending = False
+        for k in range(2):
+            v = c.u_tgt[a, k]
+            if v >= 0 and c.u_hex[v] >= 0 and not c.u_flags[v] & F_RESOLVED:
+                pending = True
+        if not pending and c.u_flags[a] & (F_ADV | F_CA):
+            push(c, A_POST, p, a)
+
+
+@kernel
+def opt_adv_pick(c, T, t, mask):
+    p = t[1]
+    base = T.A_UNIT - T.side_ufirst[p]
+    n = 0
+    for k in range(4, 10):
+        u = t[k]
+        if u >= 0 and c.u_hex[u] >= 0:
+            mask[base + u] = True
+            n += 1
+    return n
+
+
+@kernel
+def do_adv_pick(c, T, t, a):
+    p, vac, flag = t[1], t[2], t[3]
+    pop(c)
+    u = a - T.A_UNIT + T.side_ufirst[p]
+    c.u_flags[u] |= flag
+    c.u_vac[u] = vac
+
+
+@kernel
+def auto_post(c, T, t):
+    p, a = t[1], t[2]
+    fl = c.u_flags[a]
+    vac = c.u_vac[a]
+    c.u_flags[a] &= ~(F_ADV | F_CA)
+    st = c.u_status[a]
+    if c.u_hex[a] < 0 or (st != NORMAL and st != DISORDERED) or vac < 0 or c.hex_unit[vac] >= 0 \
+            or T.dist[c.u_hex[a], vac] != 1:
+        return
+    if fl & F_CA:
+        log(c, EV_CA_ADVANCE, a, c.u_hex[a], vac)
+        enter(c, T, a, vac)
+        tgd = np.zeros(T.U, np.bool_)
+        targeted(c, T, p, tgd)
+        fe = np.empty(2, np.int64)
+        nf = frontal_enemies(c, T, a, c.u_hex[a], fe)
+        k = 0
+        for i in range(nf):
+            if not tgd[fe[i]]:
+                fe[k] = fe[i]
+                k += 1
+        nf = k
+        if not nf:
             return
-        if fl & F_ADV and not fl & F_DIS_IN_ATTACK:
-            s.log.append(f"{self.uname(s, a)} advances to {self.hid(vac)} [10.3]")
-            self.enter(s, a, vac, dice)
-            self.push(s, D_FACE, p, a)
+        c.u_flags[a] |= F_CA_MODE
+        c.u_flags[a] &= ~F_CHARGING  # 11.1: a continued attack is regular Shock
+        _declare(c, a, fe, nf)
+        for i in range(nf - 1, -1, -1):
+            push(c, A_RESOLVE, p, fe[i], -1, 0, a)
+            push(c, D_DEFENSE, 1 - p, fe[i], a)
+        return
+    if fl & F_ADV and not fl & F_DIS_IN_ATTACK:
+        log(c, EV_ADVANCE, a, c.u_hex[a], vac)
+        enter(c, T, a, vac)
+        push(c, D_FACE, p, a)
 
-    def opt_rbs_advance(self, s, t) -> list[int]:
-        p, vac = t[1], t[2]
-        if s.hex_unit[vac] >= 0:
-            return []
-        base = self.AL.UNIT - self.side_first[p]
-        opts = [base + u for u in t[3:] if u >= 0 and s.u_hex[u] >= 0 and s.u_status[u] in (NORMAL, DISORDERED)
-                and self.geo.dist[int(s.u_hex[u]), vac] == 1]
-        return opts + [self.AL.option("NO")] if opts else []
 
-    def do_rbs_advance(self, s, t, a, dice) -> None:
-        p, vac = t[1], t[2]
-        self.pop(s)
-        if a == self.AL.option("NO"):
-            return
-        u = a - self.AL.UNIT + self.side_first[p]
-        s.log.append(f"{self.uname(s, u)} advances into {self.hid(vac)}; it may not shock this activation [10.1]")
-        self.enter(s, u, vac, dice)
-        s.u_flags[u] |= F_RBS_DONE
-        s.u_tgt[u] = -1
+@kernel
+def opt_rbs_advance(c, T, t, mask):
+    p, vac = t[1], t[2]
+    if c.hex_unit[vac] >= 0:
+        return 0
+    base = T.A_UNIT - T.side_ufirst[p]
+    n = 0
+    for k in range(3, 10):
+        u = t[k]
+        if u < 0 or c.u_hex[u] < 0:
+            continue
+        st = c.u_status[u]
+        if (st == NORMAL or st == DISORDERED) and T.dist[c.u_hex[u], vac] == 1:
+            mask[base + u] = True
+            n += 1
+    if n:
+        mask[T.A_OPT + OPT_NO] = True
+        n += 1
+    return n
 
+
+@kernel
+def do_rbs_advance(c, T, t, a):
+    p, vac = t[1], t[2]
+    pop(c)
+    if a == T.A_OPT + OPT_NO:
+        return
+    u = a - T.A_UNIT + T.side_ufirst[p]
+    log(c, EV_RBS_ADVANCE, u, c.u_hex[u], vac)
+    enter(c, T, u, vac)
+    c.u_flags[u] |= F_RBS_DONE
+    c.u_tgt[u, 0] = -1
+    c.u_tgt[u, 1] = -1
