@@ -259,7 +259,9 @@ class MaskedActorCritic:
             xt = torch.as_tensor(x, device=self.device)
             logits, v = self.logits_values(xt, torch.as_tensor(mask, device=self.device))
             logp_all = torch.log_softmax(logits, dim=-1)
-            a = torch.distributions.Categorical(logits=logits).sample()
+            # a sample of the masked softmax by the Gumbel-max trick (one pass, no distribution object)
+            u = torch.rand_like(logits).clamp_(1e-12, 1.0)
+            a = (logp_all - torch.log(-torch.log(u))).argmax(dim=-1)
             logp = logp_all.gather(1, a[:, None]).squeeze(1)
         return a.cpu().numpy(), logp.cpu().numpy(), v.cpu().numpy()
 

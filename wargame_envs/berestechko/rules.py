@@ -20,6 +20,7 @@ import numpy as np
 from ..core.chance import apply_with_dice
 from ..core.dice import Dice
 from ..core.engine import Engine
+from ..core.errors import IllegalActionError
 from ..core.events import EventBuffer
 from ..core.options import Option, check_options
 from .actions import ActionCodec
@@ -86,15 +87,26 @@ class BerestechkoEngine(Engine):
         return obs
 
     def legal_mask(self, s: BerestechkoState) -> np.ndarray:
-        mask = np.empty(self.num_actions, dtype=bool)
-        mask_one(self.kt, self.kdt, s.buf, self.gdt, mask)
-        return mask
+        return self._legal(s).copy()
+
+    def _legal(self, s: BerestechkoState) -> np.ndarray:
+        """The mask of ``s``, computed once per position: ``apply`` checks its action against the mask the
+        caller has usually just asked for (the compiled rules trust their action)."""
+        local = self._local.__dict__
+        key = s.buf.tobytes()
+        if local.get("mask_key") != key:
+            mask = local.get("mask")
+            if mask is None:
+                mask = local["mask"] = np.empty(self.num_actions, dtype=bool)
+            mask_one(self.kt, self.kdt, s.buf, self.gdt, mask)
+            local["mask_key"] = key
+        return local["mask"]
 
     def apply(self, s: BerestechkoState, action: int, dice: Dice) -> None:
-        """Carry out ``action``, which must be legal (the AEC env and the batch check it; the compiled rules
-        do not), rolling with ``dice``; a scripted die that runs out or does not fit changes nothing."""
-        if not 0 <= action < self.num_actions:
-            raise ValueError(f"action {action} out of range 0..{self.num_actions - 1}")
+        """Carry out ``action`` (an illegal one raises :class:`IllegalActionError` and changes nothing), rolling
+        with ``dice``; a scripted die that runs out or does not fit changes nothing."""
+        if not 0 <= action < self.num_actions or not self._legal(s)[action]:
+            raise IllegalActionError(f"action {action} is not legal at decision '{self.decision_name(s)}'")
         ev = self._events()
         if type(dice) is Dice:
             # Seeded dice cannot run out (kernel_stream hands over plenty): no backup needed.
@@ -136,7 +148,10 @@ class BerestechkoEngine(Engine):
             if n > len(ev.ev):
                 raise RuntimeError(f"{n} events in one call: more than the buffer's {len(ev.ev)} rows")
             ev.evn[0] = 0
-            s.log.extend(log_lines(self, ev.ev[:n]))
+            s.defer_log(self._format, ev.ev[:n].copy())
+
+    def _format(self, rows) -> list[str]:
+        return log_lines(self, rows)
 
     def views(self, s: BerestechkoState) -> np.record:
         """The state as the record a rule takes (its fields are views of ``s.buf``), to call a rule from Python."""

@@ -55,9 +55,14 @@ ILLEGAL_ACTION_MODES = ("raise", "lose")
 INFO_KEYS = ("decision_id", "to_move", "returns")
 
 
+_PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp})
+
+
 def action_index(action) -> int | None:
     """``action`` as an integer index, or ``None`` when it is not one (bool, str, inf, nan, 2.5, an
     array of several values...). Numpy and torch scalars and one-element arrays are read by value."""
+    if type(action) in _PLAIN_INTS:  # the common case, without the checks below
+        return int(action)
     if hasattr(action, "shape") and hasattr(action, "item"):
         if math.prod(action.shape) != 1:
             return None
@@ -161,8 +166,6 @@ class WargameAECEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.engine.apply(self.state_, a, self.dice)
         self.record.actions.append(a)
-        if len(self.state_.log) > 400:  # keep the event log bounded in long games
-            del self.state_.log[:-200]
         self._after_transition()
         if self.render_mode == "human":
             self.render()

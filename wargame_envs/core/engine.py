@@ -27,12 +27,15 @@ class ArrayState:
 
     Subclasses declare ``FIELDS = {"name": shape, ...}``; each field becomes an attribute that is a
     view into ``buf``. ``log`` holds the human-readable events of the game so far (render, replay);
-    it is not part of the rules state and is not copied by :meth:`clone`.
+    it is not part of the rules state and is not copied by :meth:`clone`. Compiled rules hand their events
+    over raw (:meth:`defer_log`); they become sentences only when someone reads ``log``, so a game nobody
+    watches never formats one, and the log keeps its last :data:`LOG_KEEP` lines.
     """
 
     FIELDS: ClassVar[dict[str, tuple[int, ...]]] = {}
     _layout: ClassVar[list[tuple[str, int, int, tuple[int, ...]]]]
     _size: ClassVar[int]
+    LOG_KEEP: ClassVar[int] = 200
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -48,7 +51,30 @@ class ArrayState:
         self.buf = np.zeros(self._size, dtype=np.int32) if buf is None else buf
         for name, a, b, shape in self._layout:
             setattr(self, name, self.buf[a:b].reshape(shape) if len(shape) != 1 else self.buf[a:b])
-        self.log: list[str] = []
+        self._log: list[str] = []
+        self._pending: list[tuple[Any, Any]] = []  # (formatter, raw events) not yet turned into sentences
+
+    @property
+    def log(self) -> list[str]:
+        """The game's event sentences (the last ``LOG_KEEP``, or a few more)."""
+        if self._pending:
+            pending, self._pending = self._pending, []
+            for formatter, rows in pending:
+                self._log.extend(formatter(rows))
+            if len(self._log) > 2 * self.LOG_KEEP:
+                del self._log[:-self.LOG_KEEP]
+        return self._log
+
+    @log.setter
+    def log(self, lines: list[str]) -> None:
+        self._log, self._pending = list(lines), []
+
+    def defer_log(self, formatter, rows) -> None:
+        """Events of one engine call, to be turned into sentences by ``formatter(rows)`` when ``log`` is
+        read (``rows`` must not change afterwards: pass a copy)."""
+        self._pending.append((formatter, rows))
+        if len(self._pending) > self.LOG_KEEP:
+            self.log  # noqa: B018 - formats and trims
 
     def clone(self) -> "ArrayState":
         return type(self)(self.buf.copy())
@@ -66,6 +92,9 @@ class ArrayState:
     def __reduce__(self):
         # Pickle the buffer only: the field views are rebuilt on load (a pickled view would be a copy).
         return type(self), (self.buf.copy(),), {"log": list(self.log)}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.log = state.get("log", [])
 
     def digest(self) -> str:
         """A hash of the rules state (equal digests = identical positions)."""
