@@ -22,8 +22,13 @@ from ..state import (
     D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, G_AMBUSH_PLACED, G_DECISIONS, G_OVER, G_SP,
     RETIRED, TASK_WIDTH,
 )
-from . import activation as act
-from . import fire, movement, setup, shock
+# submodules by full name: ``from . import`` would make this module depend on the package's __init__,
+# which imports the engine, which imports this module (tests/test_cli.py checks the import graph)
+import wargame_envs.kulikovo.rules.activation as act
+import wargame_envs.kulikovo.rules.fire as fire
+import wargame_envs.kulikovo.rules.movement as movement
+import wargame_envs.kulikovo.rules.setup as setup
+import wargame_envs.kulikovo.rules.shock as shock
 from .board import eliminate
 from .kstate import log, make_ctx, pop
 from .leaders import check_ambush_los, command_ratings
