@@ -397,9 +397,12 @@ def scripted_decisions(args: TrainArgs):
             if engine.is_terminal(s) or engine.is_truncated(s):
                 break
             p, mask = engine.current_player(s), engine.legal_mask(s)
-            a = int(teacher.act(engine, s, p, mask))
+            x = observer.observe(engine, s, p, mask)
+            # With a hint the teacher's move is the hint itself: where the heuristic has tied-best moves, a
+            # second copy of it would break the tie otherwise and teach the network to split between them.
+            a = int(np.argmax(x[width - engine.num_actions:])) if args.hint else int(teacher.act(engine, s, p, mask))
             if mask.sum() > 1:
-                obs.append(observer.observe(engine, s, p, mask))
+                obs.append(x)
                 masks.append(mask)
                 actions.append(a)
                 players.append(p)
