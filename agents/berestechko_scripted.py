@@ -50,7 +50,7 @@ from wargame_envs.berestechko import combat as C
 from wargame_envs.berestechko import queries as Q
 from wargame_envs.berestechko.actions import OPT
 from wargame_envs.berestechko.state import CLOSE, INTERACTION, ON_MAP, RANGED, RECON, Phase, Reason, S
-from wargame_envs.berestechko.tables import as_record, borrowed
+from wargame_envs.core.kernel_records import as_record, borrowed
 from wargame_envs.berestechko.victory import victory_points
 from wargame_envs.core.jit import COMPILED, kernel
 

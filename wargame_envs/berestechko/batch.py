@@ -21,7 +21,8 @@ from .position import from_position
 from .rules import BerestechkoEngine
 from .sequence import apply, opening_throw_due, throw
 from .state import S
-from .tables import as_record, borrowed, make_io
+from ..core.kernel_records import as_record, borrowed
+from .tables import make_io
 
 SKIP, RESTART, REFRESH = -1, -2, -3
 

@@ -12,7 +12,8 @@ from .mask import legal_mask
 from .observation import observe
 from .sequence import apply, opening_throw_due, throw
 from .state import Reason, S
-from .tables import as_record, borrowed, make_io
+from ..core.kernel_records import as_record, borrowed
+from .tables import make_io
 from .victory import victory_points
 
 

@@ -30,7 +30,8 @@ from .kernels import apply_one, mask_one, observe_one, open_one, scores_one
 from .observation import build_layout
 from .position import from_position, summary, to_position
 from .state import PHASE_NAMES, BerestechkoState, S, make_state_class
-from .tables import Tables, pack_tables, record, state_dtype
+from ..core.kernel_records import record
+from .tables import Tables, pack_tables, state_dtype
 
 
 class BerestechkoEngine(Engine):

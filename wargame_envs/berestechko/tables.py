@@ -18,7 +18,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..core.jit import COMPILED, kernel
+from ..core.jit import kernel
+from ..core.kernel_records import borrowed
 from .data import CAVALRY, INFANTRY, NATIONS, WAGON, Scenario
 
 #: The scalars of the packed tables, in order.
@@ -102,58 +103,6 @@ def pack_tables(sc: Scenario, codec, obs_layout) -> tuple[np.ndarray, np.dtype]:
     kt = rec.view(np.int32)
     kt.setflags(write=False)
     return kt, kdt
-
-
-def record(arr: np.ndarray, dt: np.dtype) -> np.record:
-    """``arr``'s memory as one numpy record of dtype ``dt`` (array fields are views: writes go to ``arr``);
-    a compiled rule called from Python takes it where compiled code has :func:`as_record`."""
-    return arr.view(dtype=dt, type=np.recarray)[0]
-
-
-def _jit_enabled() -> bool:
-    if not COMPILED:
-        return False
-    from numba import config
-
-    return not config.DISABLE_JIT
-
-
-def _same(arr: np.ndarray) -> np.ndarray:
-    return arr
-
-
-if not _jit_enabled():
-    as_record = record  # plain Python: numpy records have attribute access and array views too
-    borrowed = _same
-else:
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def borrowed(typingctx, arr):
-        """``arr`` without its reference count: handing it from function to function then costs no
-        atomic counting. Only for arrays that outlive the call (the arguments of an entry kernel)."""
-
-        def codegen(context, builder, signature, args):
-            ary = context.make_array(arr)(context, builder, value=args[0])
-            ary.meminfo = cgutils.get_null_value(ary.meminfo.type)
-            ary.parent = cgutils.get_null_value(ary.parent.type)
-            return ary._getvalue()
-
-        return arr(arr), codegen
-
-    @intrinsic
-    def as_record(typingctx, arr, dt):
-        """``arr``'s memory as one record of dtype ``dt`` (a numba record is a pointer to its data: no copy,
-        and passing it to a function costs one pointer). ``arr`` must be contiguous and hold ``dt.itemsize``
-        bytes (the callers pass the buffers the dtypes were made for) and outlive the record."""
-        rec_type = dt.dtype
-
-        def codegen(context, builder, signature, args):
-            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
-            return builder.bitcast(ary.data, context.get_value_type(rec_type))
-
-        return rec_type(arr, dt), codegen
 
 
 @kernel
