@@ -4,7 +4,8 @@ backgammon and PettingZoo connect_four_v3 measured in the same process, and its 
     python -m benchmarks.bench_vector [--seconds S] [--sizes 1 64 256 1024] [--battles NAME ...]
                                       [--out benchmarks/results/vector.json] [--no-startup]
 
-* **vector N**: random legal actions for every game (drawn in numpy from the mask, part of the timed loop),
+* **vector N**: random legal actions for every game (``VectorGame.random_actions``, one uniform per game and a
+  compiled pick from the mask, part of the timed loop),
   ``step`` returning observations, masks, players, rewards and flags: decisions per second summed over
   the N games (a step that only restarts a finished game is not counted).
 * **yardsticks**: OpenSpiel ``chess`` and ``backgammon`` through ``pyspiel`` (whole Python loop, random legal
@@ -42,13 +43,13 @@ def bench_vector(name: str, n: int, seconds: float, seed: int = 0) -> dict[str, 
     vec = vector.make(name, n, seed=seed)
     rng = np.random.default_rng(seed)
     step = vec.reset()
-    vec.step(np.where(step.action_mask, rng.random(step.action_mask.shape), -1.0).argmax(axis=1))  # warm-up
+    step = vec.step(vec.random_actions(rng))  # warm-up
     decisions = calls = 0
     start = time.perf_counter()
     while calls == 0 or time.perf_counter() - start < seconds:
         mask = step.action_mask
         decisions += int(mask.any(axis=1).sum())
-        step = vec.step(np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1))
+        step = vec.step(vec.random_actions(rng))
         calls += 1
     elapsed = time.perf_counter() - start
     return {"num_envs": n, "steps_per_s": decisions / elapsed, "calls_per_s": calls / elapsed, "seconds": elapsed,

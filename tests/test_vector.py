@@ -223,3 +223,17 @@ def test_readme_example_runs():
     section = text.split("## Batched games at compiled speed", 1)[1].split("\n## ", 1)[0]
     (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     exec(compile(code, "README.md batched example", "exec"), {"__name__": "__readme__"})
+
+
+def test_random_actions_are_legal_and_uniform():
+    from wargame_envs.core.vector import pick_legal
+
+    vec = some_game()
+    s = vec.reset()
+    a = vec.random_actions(np.random.default_rng(0))
+    assert s.action_mask[np.arange(vec.num_envs), a].all()
+    mask = np.zeros((1, 6), bool)
+    mask[0, [1, 4, 5]] = True
+    picks = [pick_legal(mask, np.array([u]), np.empty(1, np.int64))[0] for u in np.linspace(0, 0.999, 300)]
+    assert np.bincount(picks, minlength=6).tolist() == [0, 100, 0, 0, 100, 100]
+    assert pick_legal(np.zeros((1, 3), bool), np.array([0.5]), np.empty(1, np.int64))[0] == -1

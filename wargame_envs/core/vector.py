@@ -51,8 +51,29 @@ import numpy as np
 
 from .chance import MIN_LEFT, BatchDice
 from .errors import IllegalActionError
+from .jit import kernel
 
 SKIP, RESTART, REFRESH = -1, -2, -3
+
+
+@kernel
+def pick_legal(mask, u, out):
+    """For each row, the legal action of rank ``floor(u[i] * number legal)`` (a uniformly random legal
+    action from one uniform per row); -1 where nothing is legal."""
+    for i in range(mask.shape[0]):
+        n = 0
+        for a in range(mask.shape[1]):
+            n += mask[i, a]
+        out[i] = -1
+        if n:
+            k = int(u[i] * n)
+            for a in range(mask.shape[1]):
+                if mask[i, a]:
+                    if k == 0:
+                        out[i] = a
+                        break
+                    k -= 1
+    return out
 
 
 @dataclass
@@ -131,6 +152,12 @@ class VectorGame:
                                 self._player, self._rewards, self._terminated, self._truncated)
         self.dice.check()
         return self._step
+
+    def random_actions(self, rng: np.random.Generator) -> np.ndarray:
+        """A uniformly random legal action in every game (0 for a finished one, which restarts anyway)."""
+        out = pick_legal(self._mask, rng.random(self.num_envs), np.empty(self.num_envs, dtype=np.int64))
+        out[out < 0] = 0
+        return out
 
     def observe(self, player: int) -> np.ndarray:
         """(N, obs_size): every game from seat ``player``'s view (a new array)."""
