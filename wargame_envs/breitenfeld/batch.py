@@ -18,25 +18,25 @@ from ..core.jit import kernel
 from ..core.options import check_options
 from . import position
 from .decisions import apply_action, legal_options
-from .observation import ObsKernelTables, max_marks, tables, write_observation
+from .observation import ObsKernelTables, new_marks, new_scratch, tables, write_observation
 from .rules import BreitenfeldEngine
 from .sequence import advance
 from .state import G_DONE, G_PLAYER
-from .tables import globals_of, unpack
+from .tables import globals_of, new_work, unpack
 from .victory import write_returns
 
 SKIP, RESTART, REFRESH = -1, -2, -3
 
 
 @kernel
-def step_batch(blob, dt, O, states, actions, template, dv, ds, ev, evn, obs, marks, mask, cost, player, rewards,
-               terminated, truncated):
+def step_batch(blob, dt, O, S, states, actions, template, dv, ds, ev, evn, obs, marks, marked, mask, work, player,
+               rewards, terminated, truncated):
     """For each game ``i``: skip (``-1``: only its rewards are zeroed), restart from ``template`` and run
     the opening sequence (``-2``), only write its outputs (``-3``), or apply ``actions[i]``; then write its
     row of ``obs`` (the view of the seat to move, or of the seat that moved last once the game is over),
     ``mask``, ``player``, ``rewards`` (the returns on the step that ends the game) and the flags. The
-    observation rows are updated in place: ``marks[i]`` lists what the last write set in row ``i``
-    (``observation.write_observation``)."""
+    observation rows are updated in place: ``marks[i]``, ``marked[i]`` list what the last write set in row
+    ``i`` (``observation.write_observation``; ``S``: its scratch)."""
     T = unpack(blob, dt)
     for i in range(states.shape[0]):
         a = actions[i]
@@ -49,9 +49,9 @@ def step_batch(blob, dt, O, states, actions, template, dv, ds, ev, evn, obs, mar
         mover = g[G_PLAYER]
         if a == RESTART:
             buf[:] = template
-            advance(buf, T, dv[i], ds[i], ev, evn)
+            advance(buf, T, dv[i], ds[i], ev, evn, work)
         elif a != REFRESH:
-            apply_action(buf, T, a, dv[i], ds[i], ev, evn, mask[i], cost, True)   # VectorGame checked it
+            apply_action(buf, T, a, dv[i], ds[i], ev, evn, mask[i], work, True)   # VectorGame checked it
         truncated[i] = False
         terminated[i] = g[G_DONE] != 0
         if terminated[i]:
@@ -60,16 +60,16 @@ def step_batch(blob, dt, O, states, actions, template, dv, ds, ev, evn, obs, mar
             player[i] = mover if mover >= 0 else 0
         else:
             player[i] = g[G_PLAYER]
-        legal_options(buf, T, mask[i], cost)
-        write_observation(buf, T, O, player[i], obs[i], marks[i])
+        legal_options(buf, T, mask[i], work)
+        write_observation(buf, T, O, S, player[i], obs[i], marks[i], marked[i])
 
 
 @kernel
-def observe_batch_kernel(blob, dt, O, states, players, obs):
+def observe_batch_kernel(blob, dt, O, S, states, players, obs):
     T = unpack(blob, dt)
-    whole = np.zeros(1, np.int64)
+    whole = np.full(1, -1, np.int32)                   # whole writes, nothing remembered
     for i in range(states.shape[0]):
-        write_observation(states[i], T, O, players[i], obs[i], whole)
+        write_observation(states[i], T, O, S, players[i], obs[i], whole, S.values)
 
 
 class BreitenfeldBackend:
@@ -85,16 +85,17 @@ class BreitenfeldBackend:
         self.obs_size = e.obs_layout.size
         self.state_size = e.state_class._size
         self._obs_tables = ObsKernelTables(*tables(e).kernel)
-        self._cost = np.zeros(e.grid.n, dtype=np.int64)
+        self._work = new_work(e.grid.n)
         self._no_events = no_events()
-        self._marks_for: tuple[np.ndarray | None, np.ndarray] = (None, np.zeros((0, 1), dtype=np.int64))
-        self._marks_size = 1 + max_marks(e.D)      # per observation row: what the last write set
+        self._scratch = new_scratch(e)
+        self._marks_for: tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray]] = (None, new_marks(0, e.D))
 
-    def _marks(self, obs: np.ndarray) -> np.ndarray:
-        """The marks of the observation rows of ``obs`` (new, so whole writes first, for another array)."""
+    def _marks(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(marks, marked)``: what the last write set in each row of ``obs`` (new, so whole writes first, for
+        another array)."""
         seen, marks = self._marks_for
         if seen is not obs:
-            marks = np.full((obs.shape[0], self._marks_size), -1, dtype=np.int64)
+            marks = new_marks(obs.shape[0], self.engine.D)
             self._marks_for = (obs, marks)
         return marks
 
@@ -107,11 +108,12 @@ class BreitenfeldBackend:
 
     def step_batch(self, states, actions, template, dice, obs, mask, player, rewards, terminated, truncated):
         e = self.engine
-        step_batch(e.blob, e.blob_dtype, self._obs_tables, states, actions, template, dice.dv, dice.ds,
-                   *self._no_events, obs, self._marks(obs), mask, self._cost, player, rewards, terminated, truncated)
+        step_batch(e.blob, e.blob_dtype, self._obs_tables, self._scratch, states, actions, template, dice.dv, dice.ds,
+                   *self._no_events, obs, *self._marks(obs), mask, self._work, player, rewards, terminated, truncated)
 
     def observe_batch(self, states, players, obs):
-        observe_batch_kernel(self.engine.blob, self.engine.blob_dtype, self._obs_tables, states, players, obs)
+        observe_batch_kernel(self.engine.blob, self.engine.blob_dtype, self._obs_tables, self._scratch, states, players,
+                             obs)
 
     def state_view(self, buf: np.ndarray):
         """One game of the batch as an engine state (its fields are views of ``buf``)."""

@@ -10,9 +10,9 @@ from .tables import unpack
 
 
 @kernel
-def advance(buf, blob, dt, dv, ds, ev, evn):
-    """The automatic sequence up to the next decision (a new game, a position)."""
-    sequence.advance(buf, unpack(blob, dt), dv, ds, ev, evn)
+def advance(buf, blob, dt, dv, ds, ev, evn, work):
+    """The automatic sequence up to the next decision (a new game, a position; ``work``: ``tables.new_work``)."""
+    sequence.advance(buf, unpack(blob, dt), dv, ds, ev, evn, work)
 
 
 @kernel
@@ -21,15 +21,16 @@ def enter_phase(buf, blob, dt, phase):
 
 
 @kernel
-def legal_options(buf, blob, dt, mask, cost):
-    decisions.legal_options(buf, unpack(blob, dt), mask, cost)
+def legal_options(buf, blob, dt, mask, work):
+    """The mask (``work``: ``tables.new_work``)."""
+    decisions.legal_options(buf, unpack(blob, dt), mask, work)
 
 
 @kernel
-def apply_action(buf, blob, dt, action, dv, ds, ev, evn, mask, cost, checked):
+def apply_action(buf, blob, dt, action, dv, ds, ev, evn, mask, work, checked):
     """``action`` and the sequence up to the next decision (``checked``: the caller checked the action
     against this state's mask)."""
-    return decisions.apply_action(buf, unpack(blob, dt), action, dv, ds, ev, evn, mask, cost, checked)
+    return decisions.apply_action(buf, unpack(blob, dt), action, dv, ds, ev, evn, mask, work, checked)
 
 
 @kernel
@@ -55,8 +56,9 @@ def eligible_attackers(buf, blob, dt):
 
 @kernel
 def write_observation(buf, blob, dt, template, unit_plane, strengths, leader_plane, leader_values, planes, features,
-                      player, obs, marks):
-    """``player``'s observation into ``obs`` (the arguments after ``blob``: ``observation.ObsKernelTables``;
-    ``marks``: see ``observation.write_observation``)."""
+                      entries, values, stamp, player, obs, marks, marked):
+    """``player``'s observation into ``obs`` (the arguments after ``blob``: ``observation.ObsKernelTables``,
+    then ``observation.ObsScratch``; ``marks``, ``marked``: see ``observation.write_observation``)."""
     O = observation.ObsKernelTables(template, unit_plane, strengths, leader_plane, leader_values, planes, features)
-    observation.write_observation(buf, unpack(blob, dt), O, player, obs, marks)
+    S = observation.ObsScratch(entries, values, stamp)
+    observation.write_observation(buf, unpack(blob, dt), O, S, player, obs, marks, marked)

@@ -7,8 +7,6 @@ being built); see ``actions.py`` for the action ranges and ``rules.py`` for the 
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..core.events import emit
 from ..core.jit import kernel
 from . import combat
@@ -22,7 +20,7 @@ from .sequence import advance, enter_combat, end_activation, set_decision, swap
 from .state import (AC_ATT_LEADERS, AC_DEF_LEADERS, D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS, D_MOVE_DEST,
                     D_MOVE_SELECT, D_NONE, D_SWAP, F_FORCED, F_IN_ATK, F_MOVED, G_ACTIVE, G_ART_IDX, G_DEC,
                     G_ATTACK, G_DECISIONS, G_DONE, G_DRAWN, G_LOSS_SIDE, G_MP, G_PLAYER, G_RES, G_SEL, LF_MOVED)
-from .tables import fields, unit_at
+from .tables import W_AT, W_COST, W_OUT, block, fields, place_units, unit_at
 
 OK, ILLEGAL, GAME_OVER = 0, 1, 2     # apply_action's status
 
@@ -34,10 +32,11 @@ def piece_hex(buf, T, p):
 
 
 @kernel
-def legal_options(buf, T, mask, cost):
+def legal_options(buf, T, mask, work):
     """Write the legal options of the pending decision into ``mask`` (bool, num_actions; all False once
-    the game is over) and, for a destination decision, the MP each hex costs into ``cost`` (-1: not
-    reachable). The mask enforces every prohibition and every obligation (see ``env.py``, *Masks*)."""
+    the game is over) and, for a destination decision, the MP each hex costs into ``work``'s ``W_COST``
+    block (-1: not reachable). The mask enforces every prohibition and every obligation (see ``env.py``,
+    *Masks*). ``work``: scratch (``tables.new_work``)."""
     u_hex, _, u_flags, _, _, _, _, _, _, cup, g = fields(buf, T)
     mask[:] = False
     if g[G_DONE]:
@@ -52,13 +51,13 @@ def legal_options(buf, T, mask, cost):
             if cup[k] and T.corps_side[k] == side:
                 mask[T.corps0 + k] = True
     elif dec == D_ART:                                 # 5.2: a target in range and line of sight, or hold fire
-        out = np.empty(T.nu, np.int64)
+        out = block(work, T, W_OUT)
         mask[END] = True
         for i in range(targets(buf, T, g[G_ART_IDX], out)):
             mask[hex0 + out[i]] = True
     elif dec == D_MOVE_SELECT:                         # 6.1: a piece of the activated corps; END unless 11.12 forces
-        at = unit_at(u_hex, T.nh)
-        out = np.empty(T.nu + T.nl, np.int64)
+        at = place_units(u_hex, block(work, T, W_AT))
+        out = block(work, T, W_OUT)
         forced_left = False
         for i in range(selectable_pieces(buf, T, at, g[G_ACTIVE], out)):
             p = out[i]
@@ -69,8 +68,9 @@ def legal_options(buf, T, mask, cost):
             mask[END] = True
     elif dec == D_MOVE_DEST:                           # 6.0: a reachable hex, its own (stays) or off the map
         p = g[G_SEL]
-        at = unit_at(u_hex, T.nh)
-        can_exit = destinations(buf, T, at, p, piece_budget(buf, T, p), cost)
+        cost = block(work, T, W_COST)
+        can_exit = destinations(buf, T, place_units(u_hex, block(work, T, W_AT)), p, piece_budget(buf, T, p), cost,
+                                work)
         reach = False
         for h in range(T.nh):
             if cost[h] >= 0:
@@ -83,7 +83,7 @@ def legal_options(buf, T, mask, cost):
             mask[EXIT] = True
     elif dec == D_COMBAT:                              # 8.1: declare an attack, or END once obligations are met
         C = combat.context(buf, T)
-        out = np.empty(T.nu, np.int64)
+        out = block(work, T, W_OUT)
         for i in range(combat.start_candidates(T, u_hex, C, out)):
             mask[hex0 + u_hex[out[i]]] = True
         if C[combat.C_N1] == 0 and C[combat.C_N2] == 0:
@@ -94,7 +94,7 @@ def legal_options(buf, T, mask, cost):
             mask[RESOLVE] = True
             if combat.any_charge_eligible(buf, T, C[combat.C_SA], C[combat.C_SD]):
                 mask[RESOLVE_CHARGE] = True
-        out = np.empty(T.nu, np.int64)
+        out = block(work, T, W_OUT)
         for i in range(combat.add_candidates(T, u_hex, C, out)):
             mask[hex0 + u_hex[out[i]]] = True
     elif dec == D_LOSS:                                # 8.6: the unit to disrupt for an Ax / Dx result
@@ -107,15 +107,15 @@ def legal_options(buf, T, mask, cost):
 
 
 @kernel
-def apply_action(buf, T, action, dv, ds, ev, evn, mask, cost, checked):
+def apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked):
     """Carry out ``action`` at the pending decision and run the sequence up to the next one. Returns
-    OK, ILLEGAL (nothing changed) or GAME_OVER (nothing changed). ``mask``, ``cost``: scratch arrays.
+    OK, ILLEGAL (nothing changed) or GAME_OVER (nothing changed). ``mask``, ``work``: scratch arrays.
     ``checked``: the caller already checked the action against this state's mask (the batched API)."""
     u_hex, _, u_flags, _, _, l_flags, _, _, a_target, _, g = fields(buf, T)
     if g[G_DONE]:
         return GAME_OVER
     if not checked:
-        legal_options(buf, T, mask, cost)
+        legal_options(buf, T, mask, work)
         if action < 0 or action >= T.n_actions or not mask[action]:
             return ILLEGAL
     dec = g[G_DEC]
@@ -146,10 +146,11 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, cost, checked):
             left = 0                                   # MP left: only a capture lets a unit move on (5.32)
             if p < T.nu and enemy_gun_at(buf, T, idx, T.unit_side[p]):
                 budget = piece_budget(buf, T, p)
+                cost = block(work, T, W_COST)
                 if checked:                            # the reach costs (legal_options wrote them otherwise)
-                    destinations(buf, T, unit_at(u_hex, T.nh), p, budget, cost)
+                    destinations(buf, T, place_units(u_hex, block(work, T, W_AT)), p, budget, cost, work)
                 left = budget - cost[idx]
-            done = not move_piece(buf, T, p, idx, left, ev, evn)
+            done = not move_piece(buf, T, p, idx, left, work, ev, evn)
         if done:
             if p >= T.nu:
                 l_flags[p - T.nu] |= LF_MOVED
@@ -160,7 +161,7 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, cost, checked):
         else:
             set_decision(g, D_MOVE_DEST, g[G_PLAYER])
         if moved:
-            check_leaders(buf, T, ev, evn)
+            check_leaders(buf, T, ev, evn, work)
     elif dec == D_COMBAT or dec == D_ATTACK:
         if action == END:
             end_activation(buf, T)
@@ -169,16 +170,16 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, cost, checked):
             set_decision(g, D_ATTACK, g[G_PLAYER])
         else:
             combat.declare(buf, T, action == RESOLVE_CHARGE)
-            leaders_or_roll(buf, T, True, dv, ds, ev, evn)
+            leaders_or_roll(buf, T, True, dv, ds, ev, evn, work)
     elif dec == D_LEADER:
         attacker = g[G_PLAYER] == T.corps_side[g[G_ACTIVE]]
         if action == ADD_LEADERS:
             g[G_ATTACK] |= AC_ATT_LEADERS if attacker else AC_DEF_LEADERS
         emit(ev, evn, EV_LEADERS_CHOICE, 1 if attacker else 0, 1 if action == ADD_LEADERS else 0, 0, 0)
         if attacker:
-            leaders_or_roll(buf, T, False, dv, ds, ev, evn)
+            leaders_or_roll(buf, T, False, dv, ds, ev, evn, work)
         else:
-            roll_attack(buf, T, dv, ds, ev, evn)
+            roll_attack(buf, T, dv, ds, ev, evn, work)
     elif dec == D_LOSS:
         u = unit_at(u_hex, T.nh)[idx]
         res = g[G_RES]
@@ -187,13 +188,13 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, cost, checked):
         g[G_RES] = 0
         g[G_LOSS_SIDE] = -1
         combat.finish(buf, T, res, ev, evn)
-        check_leaders(buf, T, ev, evn)
-    advance(buf, T, dv, ds, ev, evn)
+        check_leaders(buf, T, ev, evn, work)
+    advance(buf, T, dv, ds, ev, evn, work)
     return OK
 
 
 @kernel
-def leaders_or_roll(buf, T, attacker, dv, ds, ev, evn):
+def leaders_or_roll(buf, T, attacker, dv, ds, ev, evn, work):
     """10.11: the attacker's, then the defender's choice to add the leaders' values, where a side has an
     eligible leader; then the roll."""
     g = fields(buf, T)[10]
@@ -205,11 +206,11 @@ def leaders_or_roll(buf, T, attacker, dv, ds, ev, evn):
     if combat.has_combat_leaders(buf, T, sd, False):
         set_decision(g, D_LEADER, 1 - side)
         return
-    roll_attack(buf, T, dv, ds, ev, evn)
+    roll_attack(buf, T, dv, ds, ev, evn, work)
 
 
 @kernel
-def roll_attack(buf, T, dv, ds, ev, evn):
+def roll_attack(buf, T, dv, ds, ev, evn, work):
     """8.0, 8.6: roll; an Ax / Dx result against several units waits for its owner's choice."""
     g = fields(buf, T)[10]
     res, loss_side = combat.resolve(buf, T, dv, ds, ev, evn)
@@ -219,4 +220,4 @@ def roll_attack(buf, T, dv, ds, ev, evn):
         set_decision(g, D_LOSS, loss_side)
     else:
         combat.finish(buf, T, res, ev, evn)
-        check_leaders(buf, T, ev, evn)
+        check_leaders(buf, T, ev, evn, work)

@@ -14,16 +14,16 @@ from ..core.events import emit
 from ..core.jit import kernel
 from .events import EV_LEADER_CAUGHT
 from .state import F_OOC, G_VP0, OFF_ELIM
-from .tables import fields, unit_at
+from .tables import W_AT, W_OUT, block, fields, place_units
 
 
 @kernel
-def check_leaders(buf, T, ev, evn):
+def check_leaders(buf, T, ev, evn, work):
     """10.0: eliminate the leaders on the map whose hex holds no friendly unit and either holds an enemy
-    unit or is in the ZOC of an undisrupted enemy unit (7.1)."""
+    unit or is in the ZOC of an undisrupted enemy unit (7.1). ``work``: scratch."""
     u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
-    at = unit_at(u_hex, T.nh)
-    caught = np.empty(T.nl, np.int64)
+    at = place_units(u_hex, block(work, T, W_AT))
+    caught = block(work, T, W_OUT)
     m = 0
     for l in range(T.nl):
         h = l_hex[l]

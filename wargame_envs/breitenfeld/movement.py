@@ -12,8 +12,6 @@ exception (no withdrawal from an enemy ZOC) is decided when the movement phase s
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..core.events import emit
 from ..core.jit import kernel
 from .demoralization import is_demoralized
@@ -21,7 +19,8 @@ from .disruption import eliminate
 from .events import EV_CAPTURED, EV_MOVED, EV_PURSUIT_EXIT, EV_RELEASED, EV_SAXON_EXIT, WHY_ROUT, WHY_ROUT_SAXON
 from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_MP, G_VIS, G_VIS_OPT, G_VP0,
                     LF_MOVED, OFF_EXIT)
-from .tables import fields
+from .tables import (W_AFTER, W_AT, W_BARRED, W_BEST, W_COST, W_HEAD, W_QUEUED, W_STOP, W_TAIL, block, blocks, fields,
+                     place_units, unit_at)
 from .zoc import enemy_zoc_kinds, in_enemy_zoc
 
 UNREACHED = 1 << 30   # the cost of a hex not reached
@@ -74,23 +73,26 @@ def piece_budget(buf, T, p):
 
 
 @kernel
-def destinations(buf, T, at, piece, budget, cost):
+def destinations(buf, T, at, piece, budget, cost, work):
     """Where ``piece`` (unit index, or n_units + leader) can move with ``budget`` MP: ``cost[h]`` = the
     MP it takes (hexes moved, for a disrupted unit), -1 where it cannot go (its own hex included).
     Returns whether it can leave the map.
 
     6.12, 6.31, 6.32: never into another unit's hex; a leader never into an enemy unit or alone into
     an enemy ZOC; 5.32: an enemy artillery hex is a stop (capturing ends the move; it may continue
-    after); 9.16 / 11.12: a disrupted unit moves straight toward its friendly edge."""
+    after); 9.16 / 11.12: a disrupted unit moves straight toward its friendly edge. ``work``: scratch
+    (``tables.new_work``; ``cost`` may be its ``W_COST`` block)."""
     u_hex, u_dis, _, _, l_hex, _, a_hex, a_owner, _, _, g = fields(buf, T)
     nh = T.nh
-    stop = np.zeros(nh, np.bool_)
-    barred = np.zeros(nh, np.bool_)
+    stop = block(work, T, W_STOP)
+    barred = block(work, T, W_BARRED)
+    stop[:] = 0
+    barred[:] = 0
     if piece >= T.nu:
         l = piece - T.nu
-        leader_barred(T, at, u_dis, T.leader_side[l], barred)
+        leader_barred(T, at, u_hex, u_dis, T.leader_side[l], barred)
         start = l_hex[l]
-        cheapest(T, 2, start, budget, barred, stop, cost)
+        cheapest(T, 2, start, budget, barred, stop, cost, work)
         cost[start] = -1
         return False
     u = piece
@@ -98,11 +100,11 @@ def destinations(buf, T, at, piece, budget, cost):
     start = u_hex[u]
     for k in range(T.na):
         if a_hex[k] >= 0 and a_owner[k] != side:
-            stop[a_hex[k]] = True
+            stop[a_hex[k]] = 1
     mode = exit_mode(T, g, u_dis, u)
     can_exit = False
     if u_dis[u]:
-        routing_reach(T, at, start, budget, side, stop, cost)
+        routing_reach(T, at, start, budget, side, stop, cost, work)
         if mode == EXIT_ROUT:
             for h in range(nh):
                 if cost[h] >= 0 and T.on_edge[side, h] and cost[h] < budget and (h == start or not stop[h]):
@@ -111,8 +113,8 @@ def destinations(buf, T, at, piece, budget, cost):
         return can_exit
     for k in range(T.nu):
         if u_hex[k] >= 0:
-            barred[u_hex[k]] = True
-    cheapest(T, T.unit_kind[u], start, budget, barred, stop, cost)
+            barred[u_hex[k]] = 1
+    cheapest(T, T.unit_kind[u], start, budget, barred, stop, cost, work)
     if mode == EXIT_PURSUIT or mode == EXIT_SAXON:
         edge_side = 1 - side if mode == EXIT_PURSUIT else side
         for h in range(nh):
@@ -123,21 +125,23 @@ def destinations(buf, T, at, piece, budget, cost):
 
 
 @kernel
-def cheapest(T, kind, start, budget, barred, stop, cost):
+def cheapest(T, kind, start, budget, barred, stop, cost, work):
     """6.21, 6.24: the cheapest cost of every hex reachable from ``start`` for a mover of ``kind``
     (infantry, cavalry, leader) with at most ``budget`` MP, into ``cost`` (-1 elsewhere): Dijkstra with
     one FIFO queue per cost level (step costs are small positive integers). A ``barred`` hex may not be
-    entered; a ``stop`` hex (other than ``start``) may be entered but not left."""
+    entered; a ``stop`` hex (other than ``start``) may be entered but not left. ``work``: scratch (its
+    ``W_BEST`` .. ``W_AFTER`` blocks)."""
     step_to, step_cost = T.step_to[kind], T.step_cost[kind]
     n, width = step_to.shape[0], step_to.shape[1]
-    best = np.full(n, UNREACHED, np.int64)
+    best = block(work, T, W_BEST)
     for h in range(n):
-        if barred[h]:
-            best[h] = BARRED                             # no step (cost >= 1) improves on it
+        best[h] = BARRED if barred[h] else UNREACHED     # no step (cost >= 1) improves on a barred hex
     best[start] = 0
-    cap = n * width + 1                                  # every hex is queued at most once per step into it
-    queued, after = np.empty(cap, np.int64), np.empty(cap, np.int64)
-    head, tail = np.full(budget + 1, -1, np.int64), np.full(budget + 1, -1, np.int64)
+    # every hex is queued at most once per step into it: n * width + 1 items (width <= 6 blocks of n + 1)
+    queued, after = blocks(work, T, W_QUEUED, width), blocks(work, T, W_AFTER, width)
+    head, tail = block(work, T, W_HEAD), block(work, T, W_TAIL)     # budget + 1 <= n items
+    head[:budget + 1] = -1
+    tail[:budget + 1] = -1
     queued[0], after[0], head[0], tail[0] = start, -1, 0, 0
     m = 1
     for h in range(n):
@@ -169,26 +173,32 @@ def cheapest(T, kind, start, budget, barred, stop, cost):
 
 
 @kernel
-def leader_barred(T, at, u_dis, side, barred):
+def leader_barred(T, at, u_hex, u_dis, side, barred):
     """Mark the hexes a leader of ``side`` may not enter: an enemy unit (6.12), or an enemy ZOC without
-    a friendly unit (clarification 10.0: a leader never walks alone into an enemy ZOC)."""
-    for h in range(T.nh):
-        u = at[h]
-        if u >= 0:
-            barred[h] = T.unit_side[u] != side
-        else:
-            barred[h] = in_enemy_zoc(T, at, u_dis, h, side)
+    a friendly unit (clarification 10.0: a leader never walks alone into an enemy ZOC). (Drawn from the
+    enemy units, ``at`` naming the unit of each hex, as ``zoc.in_enemy_zoc`` reads it.)"""
+    barred[:] = 0
+    for u in range(T.nu):
+        h = u_hex[u]
+        if h < 0 or at[h] != u or T.unit_side[u] == side:
+            continue
+        barred[h] = 1
+        if u_dis[u] == 0:
+            for d in range(6):
+                j = T.neighbors[h, d]
+                if j >= 0 and at[j] < 0:
+                    barred[j] = 1
 
 
 @kernel
-def routing_reach(T, at, start, budget, side, stop, cost):
+def routing_reach(T, at, start, budget, side, stop, cost, work):
     """9.16 / 11.12: a disrupted unit moves one hex at a time straight toward its friendly edge, terrain
     ignored (9.15): ``cost[h]`` = the number of hexes moved (``start``: 0), -1 where it cannot go."""
     for h in range(T.nh):
         cost[h] = -1
     cost[start] = 0
-    frontier = np.empty(T.nh, np.int64)
-    nxt = np.empty(T.nh, np.int64)
+    frontier = block(work, T, W_QUEUED)
+    nxt = block(work, T, W_AFTER)
     frontier[0] = start
     nf = 1
     for k in range(1, budget + 1):
@@ -269,10 +279,7 @@ def start_phase_flags(buf, T, corps):
     """At the start of the movement phase: no-withdrawal (6.33: infantry in any enemy ZOC, cavalry in an
     enemy cavalry ZOC), forced rout (11.12), the start hexes (charges, reference 6)."""
     u_hex, u_dis, u_flags, u_start, _, _, _, _, _, _, g = fields(buf, T)
-    at = np.full(T.nh, -1, np.int64)
-    for u in range(T.nu):
-        if u_hex[u] >= 0:
-            at[u_hex[u]] = u
+    at = unit_at(u_hex, T.nh)
     for k in range(T.corps_n_units[corps]):
         u = T.corps_units[corps, k]
         f = u_flags[u] & ~(F_NOWD | F_FORCED)
@@ -335,9 +342,9 @@ def leave_map(buf, T, u, ev, evn):
 
 
 @kernel
-def move_piece(buf, T, p, h, left, ev, evn):
+def move_piece(buf, T, p, h, left, work, ev, evn):
     """Put piece ``p`` in hex ``h`` with ``left`` MP left: captures (5.32), the Allied release (12.4).
-    True if it captured a gun and may move on (a second destination decision)."""
+    True if it captured a gun and may move on (a second destination decision). ``work``: scratch."""
     u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
     if p >= T.nu:
         before = l_hex[p - T.nu]
@@ -354,12 +361,8 @@ def move_piece(buf, T, p, h, left, ev, evn):
     if not captured or left <= 0:
         return False
     g[G_MP] = left
-    at = np.full(T.nh, -1, np.int64)
-    for u in range(T.nu):
-        if u_hex[u] >= 0:
-            at[u_hex[u]] = u
-    cost = np.empty(T.nh, np.int64)
-    can_exit = destinations(buf, T, at, p, left, cost)
+    cost = block(work, T, W_COST)
+    can_exit = destinations(buf, T, place_units(u_hex, block(work, T, W_AT)), p, left, cost, work)
     return can_exit or (cost >= 0).any()
 
 

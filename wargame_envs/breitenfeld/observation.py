@@ -4,8 +4,9 @@ observing player's perspective ("own" = the observer's pieces, "enemy" = the oth
 Breitenfeld has no hidden information: both players see the whole board, the chit cup and the pending
 decision. The layout (names, offsets) is ``engine.obs_layout``; ``obs_layout.describe()`` prints it.
 
-:func:`write_observation` (compiled) copies a template holding the terrain, draws the pieces and writes the
-global features, in place; the AEC engine and the batched API both call it. :func:`observe_reference`
+:func:`write_observation` (compiled) draws the pieces as a list of entries, writes into the observation
+only the entries that changed since its last write there (or the whole vector: the terrain template and
+the entries), and the global features; the AEC engine and the batched API both call it. :func:`observe_reference`
 builds the same vector from scratch in Python (the specification the tests compare it with at every step
 of random games).
 """
@@ -118,10 +119,33 @@ class ObsTables:
 
 
 def max_marks(D) -> int:
-    """The most entries :func:`draw_pieces` sets: per unit its strength, its disrupted mark or ZOC (6), four
+    """The most entries :func:`draw_pieces` lists: per unit its strength, its disrupted mark or ZOC (6), four
     own or two enemy marks and the attack; per leader its value and active mark; per gun its hex and
     target; the selected piece."""
     return 12 * D.n_units + 2 * D.n_leaders + 2 * D.n_art + 1
+
+
+ObsScratch = namedtuple("ObsScratch", (
+    "entries",  # int64 (max_marks): the entries drawn (:func:`draw_pieces`), then each listed once
+    "values",   # float32 (max_marks): their values (then each entry's largest)
+    "stamp",    # int32 (size + 1): per entry, the write that last listed it (STAMP_WRITE) and where (STAMP_AT);
+                # the last item: the latest write
+))
+STAMP_WRITE, STAMP_SAME, STAMP_AT = 1 << 16, 1 << 15, (1 << 15) - 1   # write number, unchanged bit, list position
+
+
+def new_scratch(E) -> ObsScratch:
+    """The working memory of :func:`write_observation` (one per writer: the engine, a batch)."""
+    m = max_marks(E.D)
+    assert m <= STAMP_AT
+    return ObsScratch(np.zeros(m, np.int64), np.zeros(m, np.float32), np.zeros(E.obs_layout.size + 1, np.int32))
+
+
+def new_marks(rows: int, D) -> tuple[np.ndarray, np.ndarray]:
+    """``(marks, marked)`` for ``rows`` observation rows not written yet (see :func:`write_observation`)."""
+    marks = np.zeros((rows, 1 + max_marks(D)), np.int32)
+    marks[:, 0] = -1
+    return marks, np.zeros((rows, max_marks(D)), np.float32)
 
 
 def tables(E) -> ObsTables:
@@ -133,47 +157,79 @@ def tables(E) -> ObsTables:
 
 # ------------------------------------------------------------------ compiled
 @kernel
-def write_observation(buf, T, O, player, obs, marks):
-    """Write ``player``'s observation of the state ``buf`` into ``obs``: the terrain from the template,
-    the pieces, the selected piece, the global features.
+def write_observation(buf, T, O, S, player, obs, marks, marked):
+    """Write ``player``'s observation of the state ``buf`` into ``obs``: the terrain, the pieces, the
+    selected piece, the global features. ``S``: the writer's scratch (:class:`ObsScratch`).
 
-    ``marks`` (int64): ``marks[0]`` counts the piece entries written last time into this very ``obs``,
-    listed after it; with such a list only those are cleared (the terrain and zeros elsewhere stay), and
-    the new list is kept. A ``marks`` of size 1, or ``marks[0] == -1``, writes the whole vector."""
-    if marks.size > 1 and marks[0] >= 0:
-        for k in range(marks[0]):
-            obs[marks[1 + k]] = 0.0
-        obs[O.features[F_TURN]:] = 0.0
+    The pieces are drawn as a list of entries (:func:`draw_pieces`), then each entry is listed once with
+    its largest value. ``marks`` (int32) and ``marked`` (float32) remember the list of the last write into
+    this very ``obs``: ``marks[0]`` its length (-1: not written yet), the entries after it, their values
+    in ``marked``. The two lists' common head and tail are unchanged; an entry of one list's middle is
+    nowhere else in the other list (each lists an entry once), so only the middles are cleared or
+    written (a row is 62 KB; most decisions change a few entries). ``marks[0] == -1``, or a ``marks`` of
+    size 1 (nothing remembered), writes the whole vector. (The loops call no function with arrays:
+    numba counts references to arrays passed to a call.)"""
+    drawn = draw_pieces(buf, T, O, player, S.entries, S.values)
+    entries, values, stamp = S.entries, S.values, S.stamp
+    gen = stamp[stamp.size - 1] + 1                    # this write's number (15 bits; then the stamps restart)
+    if gen * STAMP_WRITE >= 1 << 31:
+        stamp[:] = 0
+        gen = 1
+    stamp[stamp.size - 1] = gen
+    tag = gen * STAMP_WRITE
+    n = 0
+    for k in range(drawn):                             # each entry once, with its largest value
+        i = entries[k]
+        st = stamp[i]
+        if st - (st & (STAMP_WRITE - 1)) != tag:
+            stamp[i] = tag + n
+            entries[n] = i
+            values[n] = values[k]
+            n += 1
+        elif values[k] > values[st & STAMP_AT]:
+            values[st & STAMP_AT] = values[k]
+    old = marks[0] if marks.size > 1 else -1
+    lo, stored = 0, n                                  # marks[1 + lo:1 + stored] to rewrite
+    if old >= 0:
+        top = min(old, n)
+        while lo < top and marks[1 + lo] == entries[lo] and marked[lo] == values[lo]:
+            lo += 1
+        hi = 0
+        while hi < top - lo and marks[old - hi] == entries[n - 1 - hi] and marked[old - 1 - hi] == values[n - 1 - hi]:
+            hi += 1
+        for k in range(lo, old - hi):                  # the last write's middle: gone (cleared) or unchanged
+            i = marks[1 + k]
+            st = stamp[i]
+            if st - (st & (STAMP_WRITE - 1)) != tag:
+                obs[i] = 0.0
+            elif values[st & STAMP_AT] == marked[k]:
+                stamp[i] = st | STAMP_SAME
+        for k in range(lo, n - hi):
+            if not stamp[entries[k]] & STAMP_SAME:
+                obs[entries[k]] = values[k]
+        if n == old:
+            stored = n - hi                            # the tail stays where it is in ``marks``
     else:
         obs[:] = O.template
+        for k in range(n):
+            obs[entries[k]] = values[k]
     if marks.size > 1:
-        marks[0] = 0
-    draw_pieces(buf, T, O, player, obs, marks)
+        for k in range(lo, stored):
+            marks[1 + k] = entries[k]
+            marked[k] = values[k]
+        marks[0] = n
+    obs[O.features[F_TURN]:] = 0.0
     write_features(buf, T, O, player, obs)
 
 
 @kernel
-def mark(obs, i, v, marks):
-    """``obs[i] = v``, listed in ``marks`` (see :func:`write_observation`; when full, the next write is whole).
-    An entry that holds ``v`` already (a hex in two ZOCs) was listed when it was first set."""
-    if obs[i] == v:
-        return
-    obs[i] = v
-    n = marks[0]
-    if n >= 0 and marks.size > 1:
-        if n + 1 < marks.size:
-            marks[1 + n] = i
-            marks[0] = n + 1
-        else:
-            marks[0] = -1
-
-
-@kernel
-def draw_pieces(buf, T, O, player, obs, marks):
-    """Set the pieces' marks (terrain only in ``obs``). A hex shows its strongest unit of each kind and
-    its best leader; own planes follow their enemy twins in :data:`KERNEL_PLANES`."""
+def draw_pieces(buf, T, O, player, entries, values):
+    """The pieces' entries (plane offset + hex) and values into ``entries``, ``values`` (an entry may come
+    more than once: a hex shows its strongest unit of each kind and its best leader, and a hex in two
+    ZOCs is set once); returns their number. Own planes follow their enemy twins in :data:`KERNEL_PLANES`."""
     u_hex, u_dis, u_flags, _, l_hex, l_flags, a_hex, a_owner, a_target, _, g = fields(buf, T)
     planes = O.planes
+    n = 0
     active = g[G_ACTIVE]
     active_side = T.corps_side[active] if active >= 0 else -1
     for u in range(T.nu):
@@ -183,54 +239,66 @@ def draw_pieces(buf, T, O, player, obs, marks):
         disrupted = u_dis[u] == 1
         flags = u_flags[u]
         own = 1 if T.unit_side[u] == player else 0
-        i = O.unit_plane[player, u] + h
-        v = O.strengths[1 if disrupted else 0, u]
-        if v > obs[i]:
-            mark(obs, i, v, marks)
+        entries[n], values[n] = O.unit_plane[player, u] + h, O.strengths[1 if disrupted else 0, u]
+        n += 1
         if disrupted:
-            mark(obs, planes[P_DISRUPTED + own] + h, 1.0, marks)
+            entries[n], values[n] = planes[P_DISRUPTED + own] + h, 1.0
+            n += 1
         else:  # 7.1: an undisrupted unit's ZOC covers the six hexes around it
             zoc = planes[P_ZOC + own]
             for d in range(6):
                 t = T.neighbors[h, d]
                 if t >= 0:
-                    mark(obs, zoc + t, 1.0, marks)
+                    entries[n], values[n] = zoc + t, 1.0
+                    n += 1
         if own:
             if T.unit_corps[u] == active:
-                mark(obs, planes[P_ACTIVE_CORPS] + h, 1.0, marks)
+                entries[n], values[n] = planes[P_ACTIVE_CORPS] + h, 1.0
+                n += 1
             if flags & (F_MOVED | F_SPENT | F_ATK):
-                mark(obs, planes[P_DONE] + h, 1.0, marks)
+                entries[n], values[n] = planes[P_DONE] + h, 1.0
+                n += 1
             if flags & F_MUST_ATK and not flags & F_ATK:
-                mark(obs, planes[P_MUST_ATTACK] + h, 1.0, marks)
+                entries[n], values[n] = planes[P_MUST_ATTACK] + h, 1.0
+                n += 1
             if flags & F_OOC:
-                mark(obs, planes[P_OUT_OF_COMMAND] + h, 1.0, marks)
+                entries[n], values[n] = planes[P_OUT_OF_COMMAND] + h, 1.0
+                n += 1
         else:
             if flags & F_DEF:
-                mark(obs, planes[P_ATTACKED] + h, 1.0, marks)
+                entries[n], values[n] = planes[P_ATTACKED] + h, 1.0
+                n += 1
             if flags & F_MUST_DEF and not flags & F_DEF:
-                mark(obs, planes[P_MUST_BE_ATTACKED] + h, 1.0, marks)
+                entries[n], values[n] = planes[P_MUST_BE_ATTACKED] + h, 1.0
+                n += 1
         if active >= 0 and flags & F_IN_ATK:  # the attack being declared
-            mark(obs, planes[P_ATTACKERS if T.unit_side[u] == active_side else P_DEFENDERS] + h, 1.0, marks)
+            entries[n] = planes[P_ATTACKERS if T.unit_side[u] == active_side else P_DEFENDERS] + h
+            values[n] = 1.0
+            n += 1
     for l in range(T.nl):
         h = l_hex[l]
         if h < 0:
             continue
-        i = O.leader_plane[player, l] + h
-        if O.leader_values[l] > obs[i]:
-            mark(obs, i, O.leader_values[l], marks)
+        entries[n], values[n] = O.leader_plane[player, l] + h, O.leader_values[l]
+        n += 1
         if T.leader_side[l] == player and T.leader_corps[l] == active and not l_flags[l] & LF_MOVED:
-            mark(obs, planes[P_ACTIVE_CORPS] + h, 1.0, marks)
+            entries[n], values[n] = planes[P_ACTIVE_CORPS] + h, 1.0
+            n += 1
     for a in range(T.na):
         h = a_hex[a]
         if h >= 0:
-            mark(obs, planes[P_ARTILLERY + (1 if a_owner[a] == player else 0)] + h, 1.0, marks)
+            entries[n], values[n] = planes[P_ARTILLERY + (1 if a_owner[a] == player else 0)] + h, 1.0
+            n += 1
         if a_target[a] >= 0:
-            mark(obs, planes[P_TARGETS] + a_target[a], 1.0, marks)
+            entries[n], values[n] = planes[P_TARGETS] + a_target[a], 1.0
+            n += 1
     sel = g[G_SEL]
     if sel >= 0:
         h = u_hex[sel] if sel < T.nu else l_hex[sel - T.nu]
         if h >= 0:
-            mark(obs, planes[P_SELECTED] + h, 1.0, marks)
+            entries[n], values[n] = planes[P_SELECTED] + h, 1.0
+            n += 1
+    return n
 
 
 @kernel

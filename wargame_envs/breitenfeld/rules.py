@@ -30,7 +30,7 @@ from .state import (AC_ATT_LEADERS, AC_CHARGE, D_ART, D_ATTACK, D_COMBAT, D_LEAD
                     D_MOVE_SELECT, D_NONE, DECISION_KEYS, DECISION_NAMES, F_IN_ATK, G_ACTIVE, G_ART_IDX, G_ATTACK, G_DEC,
                     G_DONE, G_PLAYER, G_RES, G_SEL, RESULT_CODES, make_state_class)
 from .data import load_data
-from .tables import kernel_tables, pack_tables
+from .tables import kernel_tables, new_work, pack_tables
 from .zoc import Snap
 
 
@@ -53,12 +53,13 @@ class BreitenfeldEngine(Engine):
         self.obs_layout = observation.make_layout(D)
         self._events = EventBuffer()
         self._mask = np.zeros(self.num_actions, dtype=np.bool_)
-        self._cost = np.zeros(D.grid.n, dtype=np.int64)
+        self._work = new_work(D.grid.n)
         self._last_mask: tuple[bytes, np.ndarray] = (b"", self._mask)   # legal_mask's last (state bytes, mask)
         # observe: the observation buffer and what its last write set (observation.write_observation)
         self._obs_kernel = observation.tables(self).kernel
         self._obs = self.obs_layout.new()
-        self._obs_marks = np.full(1 + observation.max_marks(D), -1, dtype=np.int64)
+        self._obs_scratch = observation.new_scratch(self)
+        self._obs_marks, self._obs_marked = (a[0] for a in observation.new_marks(1, D))
 
     # ------------------------------------------------------------------ lifecycle
     #: ``reset(options=...)``: checked by ``core.options.check_options`` (see the env docstring)
@@ -69,7 +70,7 @@ class BreitenfeldEngine(Engine):
         options = check_options(self.name, options, self.OPTIONS)
         s = position.build_state(self, options)
         self._run(s, dice, lambda dv, ds, ev, evn: compiled.advance(s.buf, self.blob, self.blob_dtype, dv, ds, ev,
-                                                                    evn))
+                                                                    evn, self._work))
         if options["position"] is not None:
             problems = self.check_invariants(s)
             if problems:
@@ -121,7 +122,7 @@ class BreitenfeldEngine(Engine):
     # ------------------------------------------------------------------ masks
     def legal_mask(self, state) -> np.ndarray:
         mask = np.zeros(self.num_actions, dtype=bool)
-        compiled.legal_options(state.buf, self.blob, self.blob_dtype, mask, self._cost)
+        compiled.legal_options(state.buf, self.blob, self.blob_dtype, mask, self._work)
         self._last_mask = (state.buf.tobytes(), mask.copy())
         return mask
 
@@ -146,7 +147,7 @@ class BreitenfeldEngine(Engine):
         else:
             status = []
             self._run(s, dice, lambda dv, ds, ev, evn: status.append(compiled.apply_action(
-                s.buf, self.blob, self.blob_dtype, action, dv, ds, ev, evn, self._mask, self._cost, checked)))
+                s.buf, self.blob, self.blob_dtype, action, dv, ds, ev, evn, self._mask, self._work, checked)))
         if status[0] == ILLEGAL:
             raise IllegalActionError(
                 f"illegal action {action} ({self._describe(s, action)}) at decision '{self.decision_name(s)}'")
@@ -234,9 +235,9 @@ class BreitenfeldEngine(Engine):
     # ------------------------------------------------------------------ views
     def observe(self, state, player: int) -> np.ndarray:
         """A new array: the engine's own observation buffer, updated in place for ``state`` (only what
-        its last write set is cleared: ``observation.write_observation``), then copied."""
-        compiled.write_observation(state.buf, self.blob, self.blob_dtype, *self._obs_kernel, int(player),
-                                   self._obs, self._obs_marks)
+        changed since its last write: ``observation.write_observation``), then copied."""
+        compiled.write_observation(state.buf, self.blob, self.blob_dtype, *self._obs_kernel, *self._obs_scratch,
+                                   int(player), self._obs, self._obs_marks, self._obs_marked)
         return self._obs.copy()
 
     def eligible_attackers(self, state) -> set[int]:

@@ -26,7 +26,7 @@ from .state import (D_ART, D_COMBAT, D_MOVE_SELECT, D_NONE, D_SWAP, F_TURN_CLEAR
                     G_DEC, G_DONE, G_DRAWN, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_SEL, G_SWAP_USED, G_TE_ADDED,
                     G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, PH_ACTIVATION, PH_ARTILLERY, PH_COMBAT,
                     PH_MOVEMENT, PH_OVER, PH_TURN_START)
-from .tables import fields, globals_of
+from .tables import W_AT, W_OUT, block, fields, globals_of, place_units
 
 
 @kernel
@@ -36,8 +36,9 @@ def set_decision(g, kind, player):
 
 
 @kernel
-def advance(buf, T, dv, ds, ev, evn):
-    """Run the automatic parts of the sequence until a decision is pending or the game is over."""
+def advance(buf, T, dv, ds, ev, evn, work):
+    """Run the automatic parts of the sequence until a decision is pending or the game is over. ``work``:
+    scratch (``tables.new_work``)."""
     g = globals_of(buf, T)
     while g[G_DEC] == D_NONE:
         ph = g[G_PHASE]
@@ -45,15 +46,15 @@ def advance(buf, T, dv, ds, ev, evn):
             g[G_PLAYER] = -1
             return
         if ph == PH_TURN_START:
-            turn_start(buf, T, dv, ds, ev, evn)
+            turn_start(buf, T, dv, ds, ev, evn, work)
         elif ph == PH_ARTILLERY:
-            artillery_step(buf, T, dv, ds, ev, evn)
+            artillery_step(buf, T, dv, ds, ev, evn, work)
         elif ph == PH_ACTIVATION:
             draw_chit(buf, T, dv, ds, ev, evn)
         elif ph == PH_MOVEMENT:
-            movement_step(buf, T)
+            movement_step(buf, T, work)
         elif ph == PH_COMBAT:
-            combat_step(buf, T)
+            combat_step(buf, T, work)
 
 
 @kernel
@@ -65,7 +66,7 @@ def update_releases(T, g):
 
 
 @kernel
-def turn_start(buf, T, dv, ds, ev, evn):
+def turn_start(buf, T, dv, ds, ev, evn, work):
     """4.1 A with the visibility roll (reference 6, 10.34): a new Game-Turn begins."""
     g = globals_of(buf, T)
     turn = g[G_TURN]
@@ -78,7 +79,7 @@ def turn_start(buf, T, dv, ds, ev, evn):
         emit(ev, evn, EV_VIS_ROLL, die, g[G_VIS], 0, 0)
     update_releases(T, g)
     removal_phase(buf, T, dv, ds, ev, evn)
-    check_leaders(buf, T, ev, evn)
+    check_leaders(buf, T, ev, evn, work)
     enter_artillery(buf, T)
 
 
@@ -92,11 +93,11 @@ def enter_artillery(buf, T):
 
 
 @kernel
-def artillery_step(buf, T, dv, ds, ev, evn):
+def artillery_step(buf, T, dv, ds, ev, evn, work):
     """4.1 B (rule decision 4): offer the next gun of the assigning side (Allied, then Imperial) that has
     a target; once all are assigned, resolve every shot."""
     _, _, _, _, _, _, a_hex, a_owner, _, _, g = fields(buf, T)
-    out = np.empty(T.nu, np.int64)
+    out = block(work, T, W_OUT)
     while g[G_ART_SIDE] < 2:
         side = g[G_ART_SIDE]
         a = g[G_ART_IDX]
@@ -193,14 +194,11 @@ def start_activation(buf, T, corps):
 
 
 @kernel
-def movement_step(buf, T):
+def movement_step(buf, T, work):
     """A movement decision while the active corps has a piece that may move; else on to combat."""
     u_hex, _, _, _, _, _, _, _, _, _, g = fields(buf, T)
-    at = np.full(T.nh, -1, np.int64)
-    for u in range(T.nu):
-        if u_hex[u] >= 0:
-            at[u_hex[u]] = u
-    out = np.empty(T.nu + T.nl, np.int64)
+    at = place_units(u_hex, block(work, T, W_AT))
+    out = block(work, T, W_OUT)
     active = g[G_ACTIVE]
     if selectable_pieces(buf, T, at, active, out) > 0:
         set_decision(g, D_MOVE_SELECT, T.corps_side[active])
@@ -217,11 +215,11 @@ def enter_combat(buf, T):
 
 
 @kernel
-def combat_step(buf, T):
+def combat_step(buf, T, work):
     """A combat decision while an attack can be declared; else the activation ends."""
     g = globals_of(buf, T)
     C = combat.context(buf, T)
-    out = np.empty(T.nu, np.int64)
+    out = block(work, T, W_OUT)
     if combat.start_candidates(T, fields(buf, T)[0], C, out) > 0:
         set_decision(g, D_COMBAT, T.corps_side[g[G_ACTIVE]])
         return

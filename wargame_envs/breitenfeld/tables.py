@@ -15,9 +15,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from numba import config
-
-from ..core.jit import COMPILED, kernel
+from ..core.jit import kernel
+from ..core.kernel_records import as_record, borrowed_view
 from .state import RESULT_CODES
 
 #: the int fields of :class:`Tables`, then its arrays with their number of dimensions
@@ -101,54 +100,66 @@ def pack_tables(T: Tables) -> tuple[np.ndarray, np.dtype]:
     return blob, dt
 
 
-def record(arr: np.ndarray, dt: np.dtype) -> np.record:
-    """``arr``'s memory as one numpy record of dtype ``dt`` (array fields are views)."""
-    return arr.view(dtype=dt, type=np.recarray)[0]
-
-
-if config.DISABLE_JIT or not COMPILED:
-    unpack = record
-else:
-    from numba.extending import intrinsic
-
-    @intrinsic
-    def unpack(typingctx, arr, dt):
-        """The :class:`Tables` view of a blob: ``arr``'s memory as one record of dtype ``dt``. A numba
-        record is a pointer to its data: reading ``T.neighbors[h, d]`` costs what an array read costs,
-        and handing ``T`` to a rule function costs one pointer (a tuple of arrays would cost a reference
-        count per array and call)."""
-        rec = dt.dtype
-
-        def codegen(context, builder, signature, args):
-            ary = context.make_array(signature.args[0])(context, builder, value=args[0])
-            return builder.bitcast(ary.data, context.get_value_type(rec))
-
-        return rec(arr, dt), codegen
+# the blob read as one numba record (``T.nu``, ``T.neighbors[h, d]``), and borrowed 1-D views of the state
+# buffer: both cost no reference counting (core.kernel_records)
+unpack = as_record
+view = borrowed_view
 
 
 @kernel
 def fields(buf, T):
-    """The state buffer's fields as views, in ``state.make_state_class`` order: u_hex, u_dis, u_flags,
-    u_start, l_hex, l_flags, a_hex, a_owner, a_target, cup, g."""
+    """The state buffer's fields as (borrowed) views, in ``state.make_state_class`` order: u_hex, u_dis,
+    u_flags, u_start, l_hex, l_flags, a_hex, a_owner, a_target, cup, g."""
     nu, nl, na, nc = T.nu, T.nl, T.na, T.nc
     o1 = 4 * nu
     o2 = o1 + 2 * nl
     o3 = o2 + 3 * na
-    return (buf[0:nu], buf[nu:2 * nu], buf[2 * nu:3 * nu], buf[3 * nu:o1], buf[o1:o1 + nl], buf[o1 + nl:o2],
-            buf[o2:o2 + na], buf[o2 + na:o2 + 2 * na], buf[o2 + 2 * na:o3], buf[o3:o3 + nc], buf[o3 + nc:])
+    return (view(buf, 0, nu), view(buf, nu, 2 * nu), view(buf, 2 * nu, 3 * nu), view(buf, 3 * nu, o1),
+            view(buf, o1, o1 + nl), view(buf, o1 + nl, o2), view(buf, o2, o2 + na), view(buf, o2 + na, o2 + 2 * na),
+            view(buf, o2 + 2 * na, o3), view(buf, o3, o3 + nc), view(buf, o3 + nc, buf.size))
 
 
 @kernel
 def globals_of(buf, T):
     """The view ``g`` of the scalars (``state.G_*``)."""
-    return buf[4 * T.nu + 2 * T.nl + 3 * T.na + T.nc:]
+    return view(buf, 4 * T.nu + 2 * T.nl + 3 * T.na + T.nc, buf.size)
+
+
+#: ``work``: the int64 scratch the compiled entry points take (``new_work``), cut into blocks of ``nh + 1``:
+#: MP costs (``cost``, what ``legal_options`` leaves for a destination decision), the unit of each hex, a list of
+#: pieces, and the working arrays of the movement search (``movement.cheapest``: two queues of 6 blocks each).
+W_COST, W_AT, W_OUT, W_BEST, W_STOP, W_BARRED, W_HEAD, W_TAIL, W_QUEUED, W_AFTER = 0, 1, 2, 3, 4, 5, 6, 7, 8, 14
+WORK_BLOCKS = 20
+
+
+def new_work(nh: int) -> np.ndarray:
+    """A ``work`` array for a map of ``nh`` hexes (one per caller: the engine, a batch)."""
+    return np.zeros(WORK_BLOCKS * (nh + 1), dtype=np.int64)
 
 
 @kernel
-def unit_at(u_hex, nh):
-    """``at[hex]``: the unit in each hex (-1 none; the last listed where a position stacks two)."""
-    at = np.full(nh, -1, np.int64)
+def block(work, T, k):
+    """Block ``k`` of ``work``: ``nh`` items (a borrowed view)."""
+    return view(work, k * (T.nh + 1), k * (T.nh + 1) + T.nh)
+
+
+@kernel
+def blocks(work, T, k, count):
+    """Blocks ``k`` .. ``k + count - 1`` of ``work`` as one borrowed view."""
+    return view(work, k * (T.nh + 1), (k + count) * (T.nh + 1))
+
+
+@kernel
+def place_units(u_hex, at):
+    """``at[hex]``: the unit in each hex (-1 none; the last listed where a position stacks two); returns ``at``."""
+    at[:] = -1
     for u in range(u_hex.size):
         if u_hex[u] >= 0:
             at[u_hex[u]] = u
     return at
+
+
+@kernel
+def unit_at(u_hex, nh):
+    """:func:`place_units` into a new array."""
+    return place_units(u_hex, np.empty(nh, np.int64))
