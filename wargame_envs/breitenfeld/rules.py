@@ -86,8 +86,12 @@ class BreitenfeldEngine(Engine):
         try:
             apply_with_dice(s.buf, dice, lambda dv, ds: call(dv, ds, ev.ev, ev.evn))
         finally:
-            rows = ev.drain()
-        s.log.extend(log_lines(self, rows))
+            rows = ev.drain()  # a copy
+        if len(rows):
+            s.defer_log(self._sentences, rows)
+
+    def _sentences(self, rows) -> list[str]:
+        return log_lines(self, rows)
 
     def current_player(self, state) -> int:
         return -1 if state.g[G_DONE] else int(state.g[G_PLAYER])

@@ -166,6 +166,8 @@ class WargameAECEnv(AECEnv):
         self._cumulative_rewards[agent] = 0.0
         self.engine.apply(self.state_, a, self.dice)
         self.record.actions.append(a)
+        if self.state_.log_entries() > 400:  # keep the event log bounded in long games
+            del self.state_.log[:-200]
         self._after_transition()
         if self.render_mode == "human":
             self.render()

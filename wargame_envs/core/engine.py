@@ -29,13 +29,12 @@ class ArrayState:
     view into ``buf``. ``log`` holds the human-readable events of the game so far (render, replay);
     it is not part of the rules state and is not copied by :meth:`clone`. Compiled rules hand their events
     over raw (:meth:`defer_log`); they become sentences only when someone reads ``log``, so a game nobody
-    watches never formats one, and the log keeps its last :data:`LOG_KEEP` lines.
+    watches never formats one.
     """
 
     FIELDS: ClassVar[dict[str, tuple[int, ...]]] = {}
     _layout: ClassVar[list[tuple[str, int, int, tuple[int, ...]]]]
     _size: ClassVar[int]
-    LOG_KEEP: ClassVar[int] = 200
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -56,13 +55,11 @@ class ArrayState:
 
     @property
     def log(self) -> list[str]:
-        """The game's event sentences (the last ``LOG_KEEP``, or a few more)."""
+        """The game's event sentences, oldest first."""
         if self._pending:
             pending, self._pending = self._pending, []
             for formatter, rows in pending:
                 self._log.extend(formatter(rows))
-            if len(self._log) > 2 * self.LOG_KEEP:
-                del self._log[:-self.LOG_KEEP]
         return self._log
 
     @log.setter
@@ -73,8 +70,11 @@ class ArrayState:
         """Events of one engine call, to be turned into sentences by ``formatter(rows)`` when ``log`` is
         read (``rows`` must not change afterwards: pass a copy)."""
         self._pending.append((formatter, rows))
-        if len(self._pending) > self.LOG_KEEP:
-            self.log  # noqa: B018 - formats and trims
+
+    def log_entries(self) -> int:
+        """Lines in the log plus engine calls whose events are not formatted yet (a cheap bound on its
+        size, for callers that trim it)."""
+        return len(self._log) + len(self._pending)
 
     def clone(self) -> "ArrayState":
         return type(self)(self.buf.copy())
