@@ -49,7 +49,7 @@ def _stamp(folders: list[Path]) -> str:
     return h.hexdigest()
 
 
-def drop_stale_cache() -> list[str]:
+def drop_stale_cache(root: Path | None = None) -> list[str]:
     """Delete the on-disk compiled code of the kernels whose sources, or whose callees' sources, changed.
 
     Numba keys a cached kernel on its own file only, so a kernel that calls a rule in another file would
@@ -61,7 +61,7 @@ def drop_stale_cache() -> list[str]:
 
     if os.environ.get("NUMBA_CACHE_DIR"):
         return []
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[2] if root is None else root
     groups = _groups(root)
     stamps = {name: _stamp(folders) for name, folders in groups.items()}
     record = root / "wargame_envs" / "__pycache__" / _STAMPS
@@ -85,6 +85,10 @@ def drop_stale_cache() -> list[str]:
     except OSError:  # a read-only install: its cache (if any) came with it
         return []
     return sorted(clear)
+
+
+if COMPILED and os.environ.get("NUMBA_DISABLE_JIT", "0") in ("", "0"):
+    drop_stale_cache()
 
 
 def kernel(fn: F) -> F:
