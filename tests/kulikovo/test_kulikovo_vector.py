@@ -134,3 +134,24 @@ def test_compact_observation_is_the_float_one_times_255():
 def test_unknown_observation_form_is_refused():
     with pytest.raises(ValueError, match="observation"):
         KulikovoBackend(observation="int4")
+
+
+def test_rows_written_in_place_equal_the_reference_observation():
+    """Each row is updated only where it changed, also when the seat it shows changes from one step to the
+    next: at every step it equals the from-scratch ``observe_reference`` of its game for its seat."""
+    from wargame_envs.kulikovo.observation import observe_reference
+
+    vec = VectorGame(BACKEND, 4, seed=11, options={"max_activations": 5})
+    step = vec.reset()
+    eng = BACKEND.engine
+    rng = np.random.default_rng(11)
+    switched = 0
+    for _ in range(250):
+        for i in range(vec.num_envs):
+            s = BACKEND.state_view(vec.states[i])
+            np.testing.assert_array_equal(step.observation[i], observe_reference(eng, s, int(step.current_player[i])))
+        before = step.current_player.copy()
+        actions = np.array([int(rng.choice(np.flatnonzero(m))) if m.any() else 0 for m in step.action_mask])
+        step = vec.step(actions)
+        switched += int((step.current_player != before).sum())
+    assert switched >= 10

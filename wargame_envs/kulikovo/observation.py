@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.chance import DS_SIZE
 from ..core.jit import kernel
 from ..core.observation import ObservationLayout
 from .actions import N_CMD_SLOTS, N_LEADER_SLOTS
@@ -23,6 +22,7 @@ from .state import (
 )
 from .rules.board import flight_points
 from .rules.kstate import make_ctx
+from .rules.records import record
 from .rules.leaders import command_ratings
 
 PLANES = ([f"own_{t}" for t in TYPES] + [f"enemy_{t}" for t in TYPES] +
@@ -45,135 +45,301 @@ def build_layout(eng) -> ObservationLayout:
 
 
 def observe(eng, s, player: int) -> np.ndarray:
-    """The observation of ``player`` (float32), written by the compiled :func:`write_obs`."""
-    obs = np.empty(eng.obs_layout.size, dtype=np.float32)
-    k_observe(s.buf, eng.tables(s), *eng._obs_tables, eng._obs_template, eng._options(s), int(player), obs)
-    return obs
+    """The observation of ``player`` (a new float32 array): the engine's own buffer for that player, updated
+    in place by :func:`write_obs` (only what changed since its last write), then copied."""
+    obs, marks = eng._obs_buffers[player]
+    k_observe(s.buf, eng.tables(s), eng._obs_kernel, eng._options(s), int(player), obs, marks, *eng._no_roll,
+              *eng._zoc)
+    return obs.copy()
 
 
 # ooff indices: plane and feature offsets the kernel writes at
-(O_N, O_FACING0, O_INCMD0, O_DONE0, O_AMBUSH0, O_LEGAL0, O_UNIT0, O_DECISION_KIND, O_TO_DECIDE, O_UNIT_MP,
- O_OWN_ACT, O_OWN_FP, O_ENEMY_FP, O_ACTIVATIONS, O_FREE, O_OWN_CMD_ACTIVE, O_ENEMY_CMD_ACTIVE, O_OWN_RATING,
- O_ENEMY_RATING, O_OWN_LEADER_IN, O_ENEMY_LEADER_IN, O_OWN_REAL, O_AMBUSH_PLACED, O_STD_CAPTURED) = range(24)
+(O_N, O_FACING0, O_INCMD0, O_DONE0, O_AMBUSH0, O_LEGAL0, O_UNIT0, O_FEATURES, O_DECISION_KIND, O_TO_DECIDE,
+ O_UNIT_MP, O_OWN_ACT, O_OWN_FP, O_ENEMY_FP, O_ACTIVATIONS, O_FREE, O_OWN_CMD_ACTIVE, O_ENEMY_CMD_ACTIVE,
+ O_OWN_RATING, O_ENEMY_RATING, O_OWN_LEADER_IN, O_ENEMY_LEADER_IN, O_OWN_REAL, O_AMBUSH_PLACED,
+ O_STD_CAPTURED) = range(25)
+
+ObsKernel = record("ObsKernel", (
+    # per observer: per unit its type, disordered and retired plane offsets, whether it is the observer's, its
+    # ZOC plane offset (-1: none): units[player][:, u]; per leader / Standard its plane offset:
+    # leader_planes[player][l], std_planes[player][side]; ooff: the offsets named O_*
+    "units", "leader_planes", "std_planes", "ooff",
+    # the vector before any piece is drawn (terrain planes), and the value of a set entry: float32 1.0
+    # (scale 1), or the compact uint8 form's 255 (scale 255)
+    "template", "scale",
+    # scratch of the writer (one write at a time): the entries drawn, the slots changed and their old entries,
+    # the entries cleared (all False between writes), the command ratings
+    "entries", "changed", "gone", "cleared", "ratings",
+))
+
+# The plane entries (flat indices of the 1s) of a view, each in a fixed slot: per unit five of its own hex
+# (type, facing, disordered / retired, in command, done: no two units share one) at 5u, and the ZOC of its
+# two frontal hexes at 5U + 2u (7.0: shared, as are the leaders'); then per leader, per Standard, per Ambush
+# hex and the decision's unit. -1: no entry.
+OWN_SLOTS = 5
+
+
+def n_slots(eng) -> int:
+    return (OWN_SLOTS + 2) * eng.U + eng.NL + 2 + len(eng.ambush_units) + 1
+
+
+def new_marks(rows: int, eng) -> np.ndarray:
+    """``marks`` for ``rows`` observation rows not written yet (see :func:`write_obs`): the observer, the
+    entry of every slot, a key per unit, the number of legal hexes and the hexes."""
+    marks = np.zeros((rows, 1 + n_slots(eng) + eng.U + 1 + eng.N), np.int32)
+    marks[:, 0] = -1
+    return marks
 
 
 @kernel
-def _set(obs, i, v, scale):
-    """``obs[i] = v`` (float32), or for the compact uint8 form (``scale`` 255) ``floor(255 v + 0.5)`` of the
-    float32 value."""
+def _value(v, scale):
+    """What a feature of value ``v`` is stored as: ``v`` (float32), or for the compact uint8 form (``scale``
+    255) ``floor(255 v + 0.5)`` of the float32 value (the fraction dropped by the uint8 store). Scalars
+    only: a kernel call counts references to every array it is passed."""
     if scale == 1.0:
-        obs[i] = v
-    else:
-        obs[i] = np.float64(np.float32(v)) * scale + 0.5
+        return v
+    return np.float64(np.float32(v)) * scale + 0.5
 
 
 @kernel
-def write_obs(c, T, units, leader_planes, std_planes, ooff, template, mask, player, obs, scale):
-    """The observation of ``player`` into ``obs``: the terrain planes from ``template``, then per unit its
-    type, facing, disordered / retired status, own command marks and the ZOC of its frontal hexes (7.0);
-    per leader shown and Standard not captured its mark; the hidden Ambush hexes for the Russian; the
-    pending decision's legal hexes (``mask``) and unit; the global features. ``units[player][:, u]``:
-    type, disordered and retired plane offsets, whether the observer's, ZOC plane offset (-1: none);
-    ``leader_planes[player][l]``, ``std_planes[player][side]``: plane offsets; ``ooff``: the offsets
-    named O_*. ``obs`` float32 (``scale`` 1), or uint8 (the compact form: ``scale`` 255)."""
-    obs[:] = template
-    n = ooff[O_N]
-    ut = units[player]
+def draw_units(c, T, O, player, e, marks, again, changed):
+    """The units' entries in ``player``'s view: each unit's type, facing, disordered / retired status, own
+    command marks (in command, done) and the ZOC of its frontal hexes (7.0), into its slots of ``e``.
+    With ``marks`` (size > 1, see :func:`write_obs`) only the units whose key (what their entries depend
+    on: hex, facing, status, command marks) changed, unless ``again``: their keys go into ``marks``, their
+    slots whose entry changed into ``changed``; returns how many."""
+    U = T.U
+    keys = 1 + e.size
+    keep = marks.size > 1
+    ut = O.units[player]
+    ooff = O.ooff
+    n, facing0, incmd0, done0 = ooff[O_N], ooff[O_FACING0], ooff[O_INCMD0], ooff[O_DONE0]
     u_hex, u_face, u_status, u_flags = c.u_hex, c.u_face, c.u_status, c.u_flags  # (read once: kernel speed)
     front_nb = T.front_nb
-    for u in range(T.U):
-        h = u_hex[u]
-        if h < 0:
-            continue
-        face = u_face[u]
-        status = u_status[u]
-        _set(obs, ut[0, u] + h, 1.0, scale)
-        _set(obs, ooff[O_FACING0] + face * n + h, 1.0, scale)
-        if status == DISORDERED:
-            _set(obs, ut[1, u] + h, 1.0, scale)
-        elif status == RETIRED:
-            _set(obs, ut[2, u] + h, 1.0, scale)
-        if ut[3, u]:
-            if u_flags[u] & F_INCMD:
-                _set(obs, ooff[O_INCMD0] + h, 1.0, scale)
-            if u_flags[u] & F_DONE:
-                _set(obs, ooff[O_DONE0] + h, 1.0, scale)
-        zoc = ut[4, u]
-        if zoc >= 0 and status < RETIRED:
-            for k in range(2):
-                x = front_nb[h, face, k]
-                if x >= 0:
-                    _set(obs, zoc + x, 1.0, scale)
-    l_hex, l_state = c.l_hex, c.l_state
+    nch = 0
+    for u in range(U):
+        h, face, status, fl = u_hex[u], u_face[u], u_status[u], u_flags[u]
+        if keep:
+            key = (((h + 1) * 8 + face) * 8 + status) * 4 + ((fl & F_INCMD) != 0) * 2 + ((fl & F_DONE) != 0)
+            if not again and key == marks[keys + u]:
+                continue
+            marks[keys + u] = key
+        k, z = OWN_SLOTS * u, OWN_SLOTS * U + 2 * u
+        for j in range(OWN_SLOTS):
+            e[k + j] = -1
+        e[z] = -1
+        e[z + 1] = -1
+        if h >= 0:
+            e[k] = ut[0, u] + h
+            e[k + 1] = facing0 + face * n + h
+            if status == DISORDERED:
+                e[k + 2] = ut[1, u] + h
+            elif status == RETIRED:
+                e[k + 2] = ut[2, u] + h
+            if ut[3, u]:
+                if fl & F_INCMD:
+                    e[k + 3] = incmd0 + h
+                if fl & F_DONE:
+                    e[k + 4] = done0 + h
+            zoc = ut[4, u]
+            if zoc >= 0 and status < RETIRED:
+                for j in range(2):
+                    x = front_nb[h, face, j]
+                    if x >= 0:
+                        e[z + j] = zoc + x
+        if keep:
+            for j in range(k, k + OWN_SLOTS):
+                if e[j] != marks[1 + j]:
+                    changed[nch] = j
+                    nch += 1
+            for j in range(z, z + 2):
+                if e[j] != marks[1 + j]:
+                    changed[nch] = j
+                    nch += 1
+    return nch
+
+
+@kernel
+def draw_others(c, T, O, player, e):
+    """The entries after the units' in ``player``'s view into their slots of ``e``: per leader shown his
+    mark, per Standard not captured its mark, the hidden Ambush hexes for the Russian, the unit of the
+    observer's pending decision."""
+    k = (OWN_SLOTS + 2) * T.U
+    for j in range(k, e.size):
+        e[j] = -1
     for l in range(T.NL):
-        h = l_hex[l]
-        st = l_state[l]
+        h = c.l_hex[l]
+        st = c.l_state[l]
         if h >= 0 and (st == L_ACTIVE or st == L_REPL or st == L_REPL_DEAD):  # hidden leaders are not shown
-            _set(obs, leader_planes[player, l] + h, 1.0, scale)
+            e[k + l] = O.leader_planes[player, l] + h
+    k += T.NL
     for side in range(2):
         if not c.std_captured[side]:
-            _set(obs, std_planes[player, side] + c.std_hex[side], 1.0, scale)
+            e[k + side] = O.std_planes[player, side] + c.std_hex[side]
+    k += 2
     if player == 0 and not c.g[G_AMBUSH_PLACED]:
-        for k in range(T.NAMB):
-            _set(obs, ooff[O_AMBUSH0] + c.ambush[k], 1.0, scale)
-    q = 1 - player
+        for j in range(T.NAMB):
+            e[k + j] = O.ooff[O_AMBUSH0] + c.ambush[j]
+    k += T.NAMB
     if not c.g[G_OVER]:
         sp = c.g[G_SP]
         kind, who, u = c.stack[sp - 1, 0], c.stack[sp - 1, 1], c.stack[sp - 1, 2]
-        _set(obs, ooff[O_DECISION_KIND] + kind, 1.0, scale)
-        if who == player:
-            for h in range(T.N):
-                if mask[h]:
-                    _set(obs, ooff[O_LEGAL0] + h, 1.0, scale)
-            _set(obs, ooff[O_TO_DECIDE], 1.0, scale)
-            if (kind == D_UNIT_ACT or kind == D_SHOCK_MODE or kind == D_RETREAT or kind == D_FACE
-                    or kind == D_DEFENSE) and 0 <= u < T.U and c.u_hex[u] >= 0:
-                _set(obs, ooff[O_UNIT0] + c.u_hex[u], 1.0, scale)
-                _set(obs, ooff[O_UNIT_MP], min(1.0, max(0, c.u_mp[u]) / 10.0), scale)
-    if c.g[G_ACTIVE] == player:
-        _set(obs, ooff[O_OWN_ACT], 1.0, scale)
-    _set(obs, ooff[O_OWN_FP], min(1.0, flight_points(c, T, player) / FP_SCALE), scale)
-    _set(obs, ooff[O_ENEMY_FP], min(1.0, flight_points(c, T, q) / FP_SCALE), scale)
-    mx = c.g[G_MAX_ACT]
-    _set(obs, ooff[O_ACTIVATIONS], min(1.0, c.g[G_ACTIVATIONS] / (mx if mx else 1000)), scale)
-    if c.g[G_FREE]:
-        _set(obs, ooff[O_FREE], 1.0, scale)
-    cmd = c.g[G_CMD]
-    if 0 <= cmd < T.NC:
-        p = T.cmd_player[cmd]
-        _set(obs, ooff[O_OWN_CMD_ACTIVE if p == player else O_ENEMY_CMD_ACTIVE] + cmd - T.side_cfirst[p], 1.0,
-             scale)
-    if c.g[G_AMBUSH_PLACED]:
-        _set(obs, ooff[O_AMBUSH_PLACED], 1.0, scale)
-    if c.std_captured[player]:
-        _set(obs, ooff[O_STD_CAPTURED], 1.0, scale)
-    if c.std_captured[q]:
-        _set(obs, ooff[O_STD_CAPTURED] + 1, 1.0, scale)
-    ratings = np.empty(T.NC, np.int64)
-    command_ratings(c, T, ratings)
-    for side in range(2):
-        own = side == player
-        for cmd in range(T.side_cfirst[side], T.side_cend[side]):
-            r = ratings[cmd]
-            v = (r if r > 0 else 0) / 10.0
-            if v:
-                _set(obs, ooff[O_OWN_RATING if own else O_ENEMY_RATING] + cmd - T.side_cfirst[side], v, scale)
-        for l in range(T.side_lfirst[side], T.side_lend[side]):
-            st = c.l_state[l]
-            if st == L_ACTIVE or st == L_REPL or st == L_REPL_DEAD or st == L_HIDDEN:  # a hidden leader's existence is public
-                _set(obs, ooff[O_OWN_LEADER_IN if own else O_ENEMY_LEADER_IN] + l - T.side_lfirst[side], 1.0, scale)
-    if player == 0:
-        for l in range(T.side_lfirst[0], T.side_lend[0]):
-            if c.l_flags[l] & LF_REAL:
-                _set(obs, ooff[O_OWN_REAL] + l - T.side_lfirst[0], 1.0, scale)
+        if who == player and (kind == D_UNIT_ACT or kind == D_SHOCK_MODE or kind == D_RETREAT or kind == D_FACE
+                              or kind == D_DEFENSE) and 0 <= u < T.U and c.u_hex[u] >= 0:
+            e[k] = O.ooff[O_UNIT0] + c.u_hex[u]
 
 
 @kernel
-def k_observe(buf, T, units, leader_planes, std_planes, ooff, template, mask, player, obs):
-    """:func:`write_obs` for one game."""
-    c = make_ctx(buf, T, np.zeros(0, np.float64), np.zeros(DS_SIZE, np.int64), np.zeros((0, 5), np.int32),
-                 np.zeros(1, np.int64), np.zeros((2, 1), np.int64), np.zeros((2, 1, 6), np.int64), mask)
-    write_obs(c, T, units, leader_planes, std_planes, ooff, template, mask, player, obs, 1.0)
+def write_obs(c, T, O, mask, player, obs, marks):
+    """The observation of ``player`` into ``obs``: the terrain planes (``O.template``), the plane entries
+    (:func:`draw_units`, :func:`draw_others`), the pending decision's legal hexes (``mask``: the
+    ``legal_hex`` plane, when the observer decides) and the global features (:func:`write_features`).
+    ``obs`` float32, or uint8 (the compact form: ``O.scale`` 255).
+
+    ``marks`` (int32, :func:`new_marks`) remembers what the last write put into this very ``obs``; its
+    observer -1 when nothing (then the whole vector is written). A write then touches only the entries
+    that changed (a row is 136 KB, a decision changes a few dozen entries): the units whose key changed
+    are drawn again (:func:`draw_units`; all of them for another observer), with the other
+    entries, and the old entries of the slots that changed are cleared, then their new ones set. Only
+    the ZOC and leader planes may hold an entry twice: there an entry still held by a slot that did not
+    change is set again if a change cleared it. ``marks`` of size 1: the whole vector, nothing
+    remembered."""
+    e = O.entries
+    ns = e.size
+    U = T.U
+    legal = 1 + ns + U              # marks[legal]: number of legal hexes, the hexes after it
+    one = O.scale
+    legal0 = O.ooff[O_LEGAL0]
+    deciding = not c.g[G_OVER] and c.stack[c.g[G_SP] - 1, 1] == player
+    keep = marks.size > 1
+    draw_others(c, T, O, player, e)
+    changed = O.changed
+    if not keep or marks[0] < 0:
+        draw_units(c, T, O, player, e, marks, True, changed)
+        obs[:] = O.template
+        for k in range(ns):
+            if e[k] >= 0:
+                obs[e[k]] = one
+            if keep:
+                marks[1 + k] = e[k]
+    else:
+        nch = draw_units(c, T, O, player, e, marks, marks[0] != player, changed)
+        for k in range((OWN_SLOTS + 2) * U, ns):
+            if e[k] != marks[1 + k]:
+                changed[nch] = k
+                nch += 1
+        gone, cleared = O.gone, O.cleared
+        shared = False               # an entry of the ZOC or leader planes cleared
+        for j in range(nch):
+            k = changed[j]
+            gone[j] = old = marks[1 + k]
+            if old >= 0:
+                obs[old] = 0
+                cleared[old] = True
+                shared |= k >= OWN_SLOTS * U
+        for j in range(nch):
+            k = changed[j]
+            x = e[k]
+            if x >= 0:
+                obs[x] = one
+            marks[1 + k] = x
+        if shared:
+            for k in range(OWN_SLOTS * U, ns):
+                x = marks[1 + k]
+                if x >= 0 and cleared[x]:
+                    obs[x] = one
+        for j in range(nch):
+            if gone[j] >= 0:
+                cleared[gone[j]] = False
+        for j in range(marks[legal]):
+            h = marks[legal + 1 + j]
+            if not (deciding and mask[h]):
+                obs[legal0 + h] = 0
+    if keep:
+        marks[0] = player
+    nl = 0
+    if deciding:
+        n8 = T.N // 8
+        words = mask[:8 * n8].view(np.uint64)  # eight hexes at a time: few are legal
+        for b in range((T.N + 7) // 8):
+            if b < n8 and not words[b]:
+                continue
+            for h in range(8 * b, min(8 * b + 8, T.N)):
+                if mask[h]:
+                    obs[legal0 + h] = one
+                    if keep:
+                        marks[legal + 1 + nl] = h
+                    nl += 1
+    if keep:
+        marks[legal] = nl
+    obs[O.ooff[O_FEATURES]:] = 0
+    write_features(c, T, O, player, obs)
+
+
+@kernel
+def write_features(c, T, O, player, obs):
+    """The global features of ``player``'s view into ``obs`` (zeros there): the pending decision's kind, the
+    decider's unit's MP, the active side, Flight Points (16.0), activations, the command ratings (4.2, 13.2,
+    13.3), leaders in play, the real Dmitri (13.4, the Russian only), the Ambush and the Standards."""
+    ooff, scale = O.ooff, O.scale
+    one = scale  # a set entry: 1.0, or 255
+    g, l_state, std_captured = c.g, c.l_state, c.std_captured  # (read once: kernel speed)
+    q = 1 - player
+    if not g[G_OVER]:
+        sp = g[G_SP]
+        kind, who, u = c.stack[sp - 1, 0], c.stack[sp - 1, 1], c.stack[sp - 1, 2]
+        obs[ooff[O_DECISION_KIND] + kind] = one
+        if who == player:
+            obs[ooff[O_TO_DECIDE]] = one
+            if (kind == D_UNIT_ACT or kind == D_SHOCK_MODE or kind == D_RETREAT or kind == D_FACE
+                    or kind == D_DEFENSE) and 0 <= u < T.U and c.u_hex[u] >= 0:
+                obs[ooff[O_UNIT_MP]] = _value(min(1.0, max(0, c.u_mp[u]) / 10.0), scale)
+    if g[G_ACTIVE] == player:
+        obs[ooff[O_OWN_ACT]] = one
+    obs[ooff[O_OWN_FP]] = _value(min(1.0, flight_points(c, T, player) / FP_SCALE), scale)
+    obs[ooff[O_ENEMY_FP]] = _value(min(1.0, flight_points(c, T, q) / FP_SCALE), scale)
+    mx = g[G_MAX_ACT]
+    obs[ooff[O_ACTIVATIONS]] = _value(min(1.0, g[G_ACTIVATIONS] / (mx if mx else 1000)), scale)
+    if g[G_FREE]:
+        obs[ooff[O_FREE]] = one
+    cmd = g[G_CMD]
+    if 0 <= cmd < T.NC:
+        p = T.cmd_player[cmd]
+        obs[ooff[O_OWN_CMD_ACTIVE if p == player else O_ENEMY_CMD_ACTIVE] + cmd - T.side_cfirst[p]] = one
+    if g[G_AMBUSH_PLACED]:
+        obs[ooff[O_AMBUSH_PLACED]] = one
+    if std_captured[player]:
+        obs[ooff[O_STD_CAPTURED]] = one
+    if std_captured[q]:
+        obs[ooff[O_STD_CAPTURED] + 1] = one
+    ratings = O.ratings
+    command_ratings(c, T, ratings)
+    cfirst, cend, lfirst, lend = T.side_cfirst, T.side_cend, T.side_lfirst, T.side_lend
+    for side in range(2):
+        own = side == player
+        at = ooff[O_OWN_RATING if own else O_ENEMY_RATING] - cfirst[side]
+        for cmd in range(cfirst[side], cend[side]):
+            r = ratings[cmd]
+            if r > 0:
+                obs[at + cmd] = _value(r / 10.0, scale)
+        at = ooff[O_OWN_LEADER_IN if own else O_ENEMY_LEADER_IN] - lfirst[side]
+        for l in range(lfirst[side], lend[side]):
+            st = l_state[l]
+            if st == L_ACTIVE or st == L_REPL or st == L_REPL_DEAD or st == L_HIDDEN:  # a hidden leader's existence is public
+                obs[at + l] = one
+    if player == 0:
+        l_flags = c.l_flags
+        at = ooff[O_OWN_REAL] - lfirst[0]
+        for l in range(lfirst[0], lend[0]):
+            if l_flags[l] & LF_REAL:
+                obs[at + l] = one
+
+
+@kernel
+def k_observe(buf, T, O, mask, player, obs, marks, dv, ds, ev, evn, zc, zu):
+    """:func:`write_obs` for one game (``dv`` .. ``zu``: the context's unused dice, events and ZOC room)."""
+    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
+    write_obs(c, T, O, mask, player, obs, marks)
 
 
 def observe_reference(eng, s, player: int) -> np.ndarray:
@@ -341,11 +507,11 @@ def prepare(eng) -> None:
 
 
 def _prepare_kernel(eng) -> None:
-    """The tables :func:`write_obs` reads (see its docstring) and the templates it starts from."""
+    """The tables :func:`write_obs` reads (:class:`ObsKernel`, float form) and the engine's buffers: per
+    player an observation and its marks."""
     N, pi = eng.N, eng._plane_index
-    eng._obs_template = eng.obs_layout.new()
-    eng._obs_template[eng._static_slice] = eng._static_planes
-    eng._obs_template_u8 = np.floor(eng._obs_template.astype(np.float64) * 255.0 + 0.5).astype(np.uint8)
+    template = eng.obs_layout.new()
+    template[eng._static_slice] = eng._static_planes
     zoc_plane = (pi["enemy_zoc"] * N, pi["own_zoc"] * N)  # [unit is the observer's]
     units = np.array([[tp, dp, rp, own, [zoc_plane[o] if eng.uzoc[u] else -1 for u, o in enumerate(own)]]
                       for tp, dp, rp, own in eng._obs_unit_rows], dtype=np.int64)
@@ -355,10 +521,23 @@ def _prepare_kernel(eng) -> None:
                            for player in (0, 1)], dtype=np.int64)
     at = eng._obs_feature_at
     ooff = np.array([N, eng._obs_facing0, eng._obs_in_command0, eng._obs_done0, eng._obs_ambush0, eng._obs_legal0,
-                     eng._obs_unit0] + [at[name] for name in (
+                     eng._obs_unit0, eng._obs_feature_block.start] + [at[name] for name in (
                          "decision_kind", "to_decide", "decision_unit_mp", "own_activation", "own_flight_points",
                          "enemy_flight_points", "activations", "free_activation", "own_command_active",
                          "enemy_command_active", "own_command_rating", "enemy_command_rating",
                          "own_leader_in_play", "enemy_leader_in_play", "own_leader_real", "ambush_placed",
                          "standard_captured")], dtype=np.int64)
-    eng._obs_tables = (units, leader_planes, std_planes, ooff)
+    eng._obs_tables = (units, leader_planes, std_planes, ooff, template)
+    eng._obs_kernel = obs_kernel(eng, "float")
+    eng._obs_buffers = tuple((eng.obs_layout.new(), new_marks(1, eng)[0]) for _ in range(2))
+
+
+def obs_kernel(eng, form: str):
+    """A new :class:`ObsKernel` (its own scratch) for the ``"float"`` or the ``"compact"`` (uint8) form."""
+    units, leader_planes, std_planes, ooff, template = eng._obs_tables
+    scale = 255.0 if form == "compact" else 1.0
+    if form == "compact":
+        template = np.floor(template.astype(np.float64) * 255.0 + 0.5).astype(np.uint8)
+    return ObsKernel(units, leader_planes, std_planes, ooff, template, scale, np.full(n_slots(eng), -1, np.int64),
+                     np.zeros(n_slots(eng), np.int64), np.zeros(n_slots(eng), np.int64),
+                     np.zeros(eng.obs_layout.size, np.bool_), np.zeros(eng.NC, np.int64))

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from ...core.chance import DS_SIZE
 from ...core.engine import Engine
 from ...core.errors import IllegalActionError, ScenarioError
 from ...core.events import EventBuffer
@@ -63,8 +64,13 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
         self._hidden_cache = None
         self._tables = tables_for(self)
+        self._vis_ready: set[tuple[bool, bytes]] = set()  # the Ambush hexes whose LOS rows ``T`` holds
         self._events = EventBuffer()
         self._mask_key, self._mask = None, np.zeros(self.num_actions, dtype=bool)  # the last mask computed
+        # kernel scratch, allocated once: the ZOC room (7.0), and no dice nor events (for reading kernels)
+        self._zoc = (np.zeros((2, self.N), dtype=np.int64), np.empty((2, self.N, 6), dtype=np.int64))
+        self._no_roll = (np.zeros(0, dtype=np.float64), np.zeros(DS_SIZE, dtype=np.int64),
+                         np.zeros((0, 5), dtype=np.int32), np.zeros(1, dtype=np.int64))
         self._leader_span = self.state_class.span("l_hex", "l_flags")  # l_hex, l_state, l_rating, l_range, l_flags
         keep = [-1] * (3 * self.NL) + [0] * self.NL + [LF_OC | LF_REAL] * self.NL
         self._leader_key_mask = np.array(keep, dtype=np.int32)
@@ -133,9 +139,12 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         may read (15.2)."""
         tb = self._tables
         if s is not None and not s.g[G_AMBUSH_PLACED]:
-            if s.g[G_SETUP_FREE]:
-                tb.ensure_hidden_vis()
-            tb.ensure_vis(s.ambush)
+            key = (bool(s.g[G_SETUP_FREE]), s.ambush.tobytes())
+            if key not in self._vis_ready:  # (rows are only ever added: checked once per set of hexes)
+                if key[0]:
+                    tb.ensure_hidden_vis()
+                tb.ensure_vis(s.ambush)
+                self._vis_ready.add(key)
         return tb.T
 
     def _run(self, s, dice, call) -> None:
@@ -159,14 +168,14 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
 
     def _settle(self, s, dice) -> None:
         T = self.tables(s)
-        self._run(s, dice, lambda dv, ds, ev, evn: k_settle(s.buf, T, dv, ds, ev, evn, self._mask))
+        self._run(s, dice, lambda dv, ds, ev, evn: k_settle(s.buf, T, dv, ds, ev, evn, *self._zoc, self._mask))
 
     def _options(self, s) -> np.ndarray:
         """The pending decision's legal actions as a mask (the engine's own array: read only),
         remembered for the state it was computed on."""
         key = s.buf.tobytes()
         if key != self._mask_key:
-            k_options(s.buf, self.tables(s), self._mask)
+            k_options(s.buf, self.tables(s), *self._no_roll, *self._zoc, self._mask)
             self._mask_key = key
         return self._mask
 
@@ -321,26 +330,6 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         check_ambush_hexes(self, out)  # 15.2 (rules/leaders.py)
         return out
 
-    def _russian_leader_order(self, fd: bool) -> list[int]:
-        """Free set-up order of the Russian leaders; under 13.4 the Dmitri counters are placed through
-        D_SETUP_DMITRI instead, in an order that does not depend on which one is real."""
-        real = [] if fd else [l for l in self.side_leaders[0] if self.sc.leaders[l]["overall"] and not self.sc.leaders[l]["false_dmitri"]]
-        rest = [l for l in self.side_leaders[0] if not self.sc.leaders[l]["overall"]]
-        return real + rest
-
-    def _parse_ambush(self, hexes) -> list[int]:
-        if not isinstance(hexes, (list, tuple)) or len(hexes) != len(self.ambush_units):
-            raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: expected {len(self.ambush_units)} hex ids")
-        out = []
-        for h in hexes:
-            if h not in self.grid.index:
-                raise ScenarioError(f"options: field 'ambush_hexes' = {h!r}: not a hex id of this map")
-            out.append(self.grid.index[h])
-        if len(set(out)) != len(out):
-            raise ScenarioError(f"options: field 'ambush_hexes' = {hexes!r}: hexes must differ")
-        check_ambush_hexes(self, out)  # 15.2 (rules/leaders.py)
-        return out
-
     def hidden_hexes(self) -> tuple[np.ndarray, dict[int, int], dict[int, int]]:
         """15.2: hexes no Mongol unit could see at the start (historical Mongol positions), with their
         connected components and component sizes."""
@@ -387,7 +376,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         if not (0 <= a < self.num_actions and self._options(s)[a]):
             raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[self.top(s)[0]]}'")
         T = self.tables(s)
-        self._run(s, dice, lambda dv, ds, ev, evn: k_step(s.buf, a, T, dv, ds, ev, evn, self._mask))
+        self._run(s, dice, lambda dv, ds, ev, evn: k_step(s.buf, a, T, dv, ds, ev, evn, *self._zoc, self._mask))
 
     def is_terminal(self, s) -> bool:
         return bool(s.g[G_OVER]) and not s.g[G_TRUNC]

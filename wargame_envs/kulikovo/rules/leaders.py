@@ -25,7 +25,7 @@ from ..state import (
     LF_REAL, NORMAL, RETIRED,
 )
 from .kstate import log
-from .zoc import zoc_fill
+from .zoc import adjacent, zoc_fill
 from .tables import (
     TV_DMITRI_ESCAPE_MIN, TV_FD_ESCAPED_RATING, TV_FIRE_LEADER_KILLED_MIN, TV_LEADER_SHOCK_KILLED_MIN, TV_REPL_RANGE,
     TV_REPL_RATING, TV_V_LEADER, TV_V_OC,
@@ -83,8 +83,9 @@ def command_ratings(c, T, out):
                 if not c.l_flags[l] & LF_OC:
                     p = T.cmd_player[cmd]
                     for o in range(T.side_lfirst[p], T.side_lend[p]):
-                        if c.l_flags[o] & LF_OC and in_play_state(c.l_state[o]) and c.l_hex[o] >= 0 \
-                                and T.dist[c.l_hex[l], c.l_hex[o]] <= 1:
+                        ho = c.l_hex[o]
+                        if c.l_flags[o] & LF_OC and in_play_state(c.l_state[o]) and ho >= 0 \
+                                and (ho == c.l_hex[l] or adjacent(T, c.l_hex[l], ho)):
                             r += 1
                             break
                 best = max(best, r)
@@ -182,7 +183,7 @@ def compute_command(c, T, cmd):
             if h < 0 or incmd[u - a]:
                 continue
             for v in range(a, b):
-                if incmd[v - a] and T.dist[h, c.u_hex[v]] == 1:
+                if incmd[v - a] and adjacent(T, h, c.u_hex[v]):
                     incmd[u - a] = True
                     changed = True
                     break

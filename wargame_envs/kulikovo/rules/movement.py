@@ -17,7 +17,7 @@ from ..state import (
 from .board import enter
 from .fire import fire_targets, start_fire
 from .kstate import pop, push
-from .zoc import adjacent_enemy, zoc_fill
+from .zoc import adjacent, adjacent_enemy, zoc_fill
 
 C_TYPE = 5
 
@@ -45,15 +45,15 @@ def step_options(c, T, u, d0, d1, out_y, out_cost):
     how many."""
     out_y[:] = -1
     out_cost[:] = -1
+    p = T.uplayer[u]
+    zoc_fill(c, T, p)
     fl = c.u_flags[u]
     mp = c.u_mp[u]
     if fl & (F_STOPPED | F_DONE) or mp <= 0:
         return 0
     if fl & F_FIRED and T.utype[u] != L:
         return 0  # 9.2: firing ends the movement of B and C
-    p = T.uplayer[u]
     x = c.u_hex[u]
-    zoc_fill(c, T, p)
     status = c.u_status[u]
     incmd = fl & F_INCMD
     in_zoc = c.zc[p, x] > 0
@@ -124,8 +124,7 @@ def opt_unit_act(c, T, t, mask):
     ys = np.empty(6, np.int64)
     costs = np.empty(6, np.int64)
     n = 0
-    step_options(c, T, u, 0, 6, ys, costs)
-    zoc_fill(c, T, T.uplayer[u])  # read by fire_targets and facing_options
+    step_options(c, T, u, 0, 6, ys, costs)  # (fills the ZOC against u's side: fire_targets and facing_options read it)
     for d in range(6):
         if ys[d] >= 0:
             mask[T.A_DIR + d] = True
@@ -192,7 +191,7 @@ def trigger_reaction(c, T, m, y):
         if not T.umissile[r]:
             continue
         h = c.u_hex[r]
-        if h < 0 or T.dist[h, y] != 1:  # off the map or not next to y
+        if h < 0 or not adjacent(T, h, y):  # off the map or not next to y
             continue
         st = c.u_status[r]
         if (st != NORMAL and st != DISORDERED) or c.u_react[r] == m:

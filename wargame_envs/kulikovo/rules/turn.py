@@ -170,9 +170,10 @@ def auto_step(c, T, t):
 
 @kernel
 def _top(c, t):
-    sp = c.g[G_SP]
+    """The task on top of the stack into ``t``."""
+    row = c.stack[c.g[G_SP] - 1]  # (read once: kernel speed)
     for i in range(TASK_WIDTH):
-        t[i] = c.stack[sp - 1, i]
+        t[i] = row[i]
 
 
 @kernel
@@ -235,27 +236,24 @@ def _ctx(buf, T, dv, ds, ev, evn, mask):
 
 
 @kernel
-def k_settle(buf, T, dv, ds, ev, evn, mask):
-    """Settle a new state (its opening chance); the pending decision's options into ``mask``."""
-    c = _ctx(buf, T, dv, ds, ev, evn, mask)
+def k_settle(buf, T, dv, ds, ev, evn, zc, zu, mask):
+    """Settle a new state (its opening chance); the pending decision's options into ``mask``. ``zc``,
+    ``zu``: the ZOC room (the caller's, allocated once)."""
+    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
     settle(c, T)
 
 
 @kernel
-def k_step(buf, a, T, dv, ds, ev, evn, mask):
+def k_step(buf, a, T, dv, ds, ev, evn, zc, zu, mask):
     """:func:`step` on one game; the next decision's options into ``mask``."""
-    c = _ctx(buf, T, dv, ds, ev, evn, mask)
+    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
     step(c, T, a)
 
 
 @kernel
-def k_options(buf, T, mask):
-    """The pending decision's options into ``mask``; how many."""
-    dv = np.zeros(0, np.float64)
-    ds = np.zeros(DS_SIZE, np.int64)
-    ev = np.zeros((0, 5), np.int32)
-    evn = np.zeros(1, np.int64)
-    c = _ctx(buf, T, dv, ds, ev, evn, mask)
+def k_options(buf, T, dv, ds, ev, evn, zc, zu, mask):
+    """The pending decision's options into ``mask``; how many (``dv`` .. ``evn``: no dice, no events)."""
+    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
     return pending_options(c, T)
 
 

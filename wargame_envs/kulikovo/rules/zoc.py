@@ -33,6 +33,18 @@ def zoc_fill(c, T, p):
 
 
 @kernel
+def adjacent(T, a, b):
+    """Hex ``b`` is next to hex ``a`` (distance 1; ``b`` -1: no). Read from the neighbour table, a cache line,
+    rather than the distance matrix, a row of 2 KB per hex."""
+    if b < 0:
+        return False
+    for d in range(6):
+        if T.nbr[a, d] == b:
+            return True
+    return False
+
+
+@kernel
 def adjacent_enemy(c, T, p, h):
     """An enemy unit (of ``1 - p``) next to hex ``h``."""
     for d in range(6):
