@@ -191,6 +191,7 @@ class WargameAECEnv(AECEnv):
         engine, s = self.engine, self.state_
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._mask = None
+        terminal, truncated, player, decision = engine.progress(s)
         paid = False  # any non-zero reward this step (terminal rewards pay only at the end)
         if self.reward_mode == "shaped":
             scores = engine.scores(s)
@@ -199,7 +200,7 @@ class WargameAECEnv(AECEnv):
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] += float(delta[i] - delta[1 - i]) if len(scores) == 2 else float(delta[i])
             paid = True
-        if engine.is_terminal(s):
+        if terminal:
             ret = engine.returns(s)
             for i, a in enumerate(self.possible_agents):
                 self.rewards[a] += float(ret[i])
@@ -207,14 +208,15 @@ class WargameAECEnv(AECEnv):
             self.terminations = {a: True for a in self.agents}
             self.record.returns = [float(x) for x in ret]
             self.record.final_digest = s.digest()
-            self._set_infos()
+            self._set_infos(decision)
             paid = True
-        elif engine.is_truncated(s):
+        elif truncated:
             self.truncations = {a: True for a in self.agents}
             self.record.final_digest = s.digest()
-            self._set_infos()
+            self._set_infos(decision)
         else:
-            self._select_next()
+            self.agent_selection = self.possible_agents[player]
+            self._set_infos(decision, mover=self.agent_selection)
         if paid:
             self._accumulate_rewards()
 
@@ -239,13 +241,13 @@ class WargameAECEnv(AECEnv):
 
     def _select_next(self) -> None:
         self.agent_selection = self.possible_agents[self.engine.current_player(self.state_)]
-        self._set_infos(over=False)
+        self._set_infos(int(self.engine.decision_id(self.state_)), mover=self.agent_selection)
 
-    def _set_infos(self, over: bool = True) -> None:
-        """The same numeric keys for every agent (see the module docstring); ``over=False`` only from
-        ``_select_next``, where the agent selected is to move."""
-        decision = int(self.engine.decision_id(self.state_))
-        mover = None if over else self.agent_selection
+    def _set_infos(self, decision: int | None = None, mover: str | None = None) -> None:
+        """The same numeric keys for every agent (see the module docstring); ``mover``: the agent to move
+        (None once the game is over)."""
+        if decision is None:
+            decision = int(self.engine.decision_id(self.state_))
         returns = self._returns.tolist()
         self.infos = {a: {"decision_id": decision, "to_move": int(a == mover), "returns": returns[i]}
                       for i, a in enumerate(self.possible_agents)}
