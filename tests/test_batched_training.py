@@ -58,3 +58,73 @@ def test_batched_training_smoke(battle, tmp_path):
     assert ckpt.meta["timesteps"] == result.timesteps and ckpt.meta["args"]["backend"] == "default"
     assert any(e["kind"] == "snapshot" for e in ckpt.meta["pool"])
     assert json.loads((out / "eval.json").read_text())["about"]["checkpoint"] == str(result.checkpoint)
+
+
+@pytest.mark.parametrize("battle", ["berestechko", "breitenfeld"])  # a compiled scores_batch, and the fallback
+def test_vector_scores_are_the_engines(battle):
+    vec = vector.make(battle, 4, seed=3)
+    vec.reset()
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        vec.step(vec.random_actions(rng))
+    engine = vec.backend.engine
+    expected = np.stack([engine.scores(vec.backend.state_view(row)) for row in vec.states])
+    np.testing.assert_array_equal(vec.scores(), expected)
+
+
+def test_shaped_rewards_are_the_change_of_the_score_difference():
+    """Over a rollout, each game's shaped rewards add up to ``shaped_scale`` x the change of (own - enemy) score
+    from the rollout's start to its end (the game below runs long enough not to finish inside it); the other
+    seat gets the opposite."""
+    from training.batched import SELF, SelfPlayGames
+    from training.selfplay import OpponentPool
+    from training.train import TrainArgs
+
+    args = TrainArgs(battle="berestechko", n_envs=3, shaped=True, shaped_scale=0.5, hint="")
+    pool = OpponentPool()
+    pool.add(SELF, None, SELF)
+    rng = np.random.default_rng(1)
+
+    def policy(x, mask):
+        a = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
+        return a, np.zeros(len(a), np.float32), np.zeros(len(a), np.float32)
+
+    games = SelfPlayGames(args, pool, policy, lambda x: np.zeros(len(x), np.float32), seed=0)
+    start = games.vec.scores().copy()
+    ro, _ = games.collect(30)
+    assert not ro.done.any()
+    end = games.vec.scores()
+    swing = 0.5 * ((end[:, 0] - start[:, 0]) - (end[:, 1] - start[:, 1]))
+    np.testing.assert_allclose(ro.rewards[:, :, 0].sum(axis=0), swing, atol=1e-5)
+    np.testing.assert_allclose(ro.rewards[:, :, 1].sum(axis=0), -swing, atol=1e-5)
+    assert np.abs(swing).max() > 0  # the test sees scores move
+
+
+def test_temperature_sharpens_the_policy_and_bf16_stays_close():
+    """``--temperature T`` trains softmax(logits / T): the logits scale by 1 / T (the greedy move is the same);
+    ``--precision bf16`` computes them in bfloat16, close to the float32 ones."""
+    import torch
+
+    from training.batched import MaskedActorCritic, build_network
+    from training.train import TrainArgs
+    from wargame_envs.registry import make_engine
+
+    args = TrainArgs(battle="berestechko", net_arch="32")
+    policy = build_network(args, make_engine("berestechko"), "cpu")
+    x = torch.as_tensor(np.random.default_rng(0).random((16, policy.observation_space.shape[0]), dtype=np.float32))
+    mask = torch.ones((16, policy.action_space.n), dtype=torch.bool)
+    mask[:, ::3] = False
+    with torch.no_grad():
+        z1, v1 = MaskedActorCritic(policy, "cpu").logits_values(x, mask)
+        z2, v2 = MaskedActorCritic(policy, "cpu", temperature=0.5).logits_values(x, mask)
+        net = MaskedActorCritic(policy, "cpu", precision="bf16")
+        with net.autocast():
+            zb, vb = net.logits_values(x, mask)
+    legal = mask.numpy()
+    np.testing.assert_allclose(z2.numpy()[legal], 2 * z1.numpy()[legal], rtol=1e-5)
+    np.testing.assert_array_equal(z2.argmax(-1).numpy(), z1.argmax(-1).numpy())
+    np.testing.assert_allclose(v2.numpy(), v1.numpy())
+    assert zb.dtype == torch.float32 and vb.dtype == torch.float32
+    assert not np.array_equal(zb.numpy(), z1.numpy())  # bfloat16 products did run
+    np.testing.assert_allclose(zb.numpy()[legal], z1.numpy()[legal], atol=0.05)
+    np.testing.assert_allclose(vb.numpy(), v1.numpy(), atol=0.05)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import sys
 import tempfile
@@ -347,7 +348,9 @@ def _run_jobs(jobs: list[tuple], workers: int, progress: bool, desc: str) -> lis
                 bar.update()
         else:
             chunk = max(1, min(16, len(jobs) // (workers * 8)))
-            with ProcessPoolExecutor(max_workers=workers) as pool:
+            # spawn, not fork: a forked child of a process whose torch or numba thread pools are running can
+            # wait forever on a lock one of those threads held (seen after training with --threads 2)
+            with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
                 for r in pool.map(play_game, jobs, chunksize=chunk):
                     results.append(r)
                     bar.update()

@@ -138,6 +138,9 @@ class TrainArgs:
     """passes over the imitation data (policy: cross-entropy on the scripted moves; critic: game outcomes)"""
     imitation_lr: float = 1e-3
     """Adam learning rate of the imitation warm start (PPO then uses learning_rate)"""
+    imitation_batch_size: int = 512
+    """minibatch size of the imitation warm start (its own, so that a large PPO batch does not starve the clone of
+    gradient steps)"""
     hint: str = "scripted"
     """heuristic advice in the policy's input: "scripted" appends a one-hot of the scripted agent's choice to the
     observation (agents.hint: the network starts by copying it and learns where to depart from it); "" = none"""
@@ -156,6 +159,12 @@ class TrainArgs:
     which keeps PPO close to the heuristic it imitated (0 = off)"""
     kl_half_life: int = 1_000_000
     """--backend batched: learner steps over which the KL weight halves"""
+    temperature: float = 1.0
+    """--backend batched: the policy trained is softmax(logits / temperature); below 1 its samples stay closer to its
+    greedy play, which is what evaluation and the shipped agents use (the argmax does not depend on it)"""
+    precision: str = "fp32"
+    """--backend batched: fp32, or bf16 to run the network's matrix products in bfloat16 (torch autocast; 2-3x faster
+    on CPUs with AVX512-BF16 or AMX, and on GPUs); weights and the optimizer stay in float32"""
     num_env_runners: int = 2
     """--backend rllib: Ray EnvRunner processes sampling games (0 = sample in the trainer's process)"""
     address: str = ""
@@ -209,7 +218,8 @@ BACKENDS = ("default", "batched", "rllib")
 MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1), ("batch_size", 1), ("n_epochs", 1),
             ("snapshot_every", 1), ("pool_size", 0), ("max_steps", 1), ("seed", 0), ("threads", 1),
             ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0),
-            ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1), ("kl_coef", 0), ("kl_half_life", 1))
+            ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1), ("imitation_batch_size", 1), ("kl_coef", 0), ("kl_half_life", 1),
+            ("temperature", 1e-3))
 
 
 def check_args(args: TrainArgs) -> TrainArgs:
@@ -235,7 +245,8 @@ def check_args(args: TrainArgs) -> TrainArgs:
         hidden_sizes(args.net_arch)
     except ValueError as exc:
         raise UsageError(f"--net-arch: {exc}") from None
-    for name, choices in (("activation", ("tanh", "relu")), ("device", ("auto", "cpu", "cuda"))):
+    for name, choices in (("activation", ("tanh", "relu")), ("device", ("auto", "cpu", "cuda")),
+                          ("precision", ("fp32", "bf16"))):
         if getattr(args, name) not in choices:
             raise UsageError(f"--{name} must be one of {', '.join(choices)}, got {getattr(args, name)!r}")
     if args.resume and args.overwrite:
@@ -427,7 +438,7 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
     policy.set_training_mode(True)
     loss = torch.tensor(float("nan"))
     for _ in range(args.imitation_epochs):
-        for idx in np.array_split(rng.permutation(len(actions)), max(1, len(actions) // args.batch_size)):
+        for idx in np.array_split(rng.permutation(len(actions)), max(1, len(actions) // args.imitation_batch_size)):
             values, log_prob, _ = policy.evaluate_actions(to(obs[idx]), to(actions[idx]), action_masks=to(masks[idx]))
             loss = -log_prob.mean() + args.vf_coef * torch.nn.functional.mse_loss(values.flatten(), to(outcomes[idx]))
             opt.zero_grad()

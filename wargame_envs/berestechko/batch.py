@@ -18,6 +18,7 @@ from ..core.options import check_options
 from .mask import legal_mask
 from .observation import observe
 from .position import from_position
+from .kernels import scores_one
 from .rules import BerestechkoEngine
 from .sequence import apply, opening_throw_due, throw
 from .state import S
@@ -72,6 +73,12 @@ def observe_batch_kernel(kt, kdt, gdt, states, players, obs):
         observe(k, as_record(states[i], gdt), players[i], borrowed(obs[i]))
 
 
+@kernel
+def scores_batch_kernel(kt, kdt, gdt, states, out):
+    for i in range(states.shape[0]):
+        out[i, 0], out[i, 1] = scores_one(kt, kdt, states[i], gdt)
+
+
 class BerestechkoBackend:
     """What ``core.vector.VectorGame`` needs of Berestechko (``wargame_envs.vector.make("berestechko", n)``)."""
 
@@ -99,6 +106,10 @@ class BerestechkoBackend:
     def observe_batch(self, states, players, obs):
         e = self.engine
         observe_batch_kernel(e.kt, e.kdt, e.gdt, states, players, obs)
+
+    def scores_batch(self, states, out):
+        e = self.engine
+        scores_batch_kernel(e.kt, e.kdt, e.gdt, states, out)
 
     def state_view(self, buf: np.ndarray):
         """One game of the batch as an engine state (its fields are views of ``buf``)."""

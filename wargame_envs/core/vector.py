@@ -26,7 +26,8 @@ and ``wargame_envs.make(name).reset(seed=vec.seeds[i], options=...)`` plays the 
 same actions (tests/test_vector.py checks it, observations, masks, rewards and records).
 
 The arrays returned are the batch's own buffers, overwritten by the next call: copy what you keep.
-Rewards are terminal only (the AEC env's ``reward="shaped"`` is not offered here).
+Rewards are terminal only; :meth:`VectorGame.scores` gives every game's running score (victory points), from
+which a trainer builds the AEC env's ``reward="shaped"`` (``training.batched`` does).
 
 Each battle provides a backend (``wargame_envs/<battle>/batch.py``) with:
 
@@ -39,6 +40,7 @@ Each battle provides a backend (``wargame_envs/<battle>/batch.py``) with:
   ``-3`` (a game just loaded from a position); applies a legal action otherwise; then writes the row's
   outputs (``dice`` is a :class:`~wargame_envs.core.chance.BatchDice`: pass ``dice.dv``, ``dice.ds``);
 - ``observe_batch(states, players, obs)``: the observations of the given seats;
+- optionally ``scores_batch(states, out)``: every game's ``engine.scores`` in one call (else asked game by game);
 - ``to_position(buf)`` / ``from_position(position, dice) -> buf``.
 """
 
@@ -165,6 +167,20 @@ class VectorGame:
             raise ValueError(f"player = {player!r}: expected 0..{self.num_players - 1}")
         out = np.zeros_like(self._obs)
         self.backend.observe_batch(self.states, np.full(self.num_envs, int(player), dtype=np.int64), out)
+        return out
+
+    def scores(self, out: np.ndarray | None = None) -> np.ndarray:
+        """(N, num_players) float32: every game's running score (``engine.scores``: victory points, the final
+        ones for a game that has just ended), into ``out`` when given."""
+        if out is None:
+            out = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        batch = getattr(self.backend, "scores_batch", None)
+        if batch is not None:
+            batch(self.states, out)
+        else:
+            engine = self.backend.engine
+            for i in range(self.num_envs):
+                out[i] = engine.scores(self.backend.state_view(self.states[i]))
         return out
 
     # ------------------------------------------------------------- positions
