@@ -21,6 +21,8 @@ from wargame_envs.core import GameRecord
 from wargame_envs.core.records import replay_final
 from wargame_envs.core.vector import VectorGame
 
+from vector_mirror import Mirror
+
 BACKEND = BerestechkoBackend()
 
 
@@ -28,50 +30,12 @@ def make(n: int, seed: int, **options) -> VectorGame:
     return VectorGame(BACKEND, n, seed=seed, options=options)
 
 
-class Mirror:
-    """One AEC env per game of the batch, replaying the batch's actions."""
-
-    def __init__(self, vec: VectorGame, options: dict):
-        self.vec, self.options = vec, options
-        self.envs = [berestechko_v0.env() for _ in range(vec.num_envs)]
-        self.actions: list[list[int]] = [[] for _ in range(vec.num_envs)]
-        for i in range(vec.num_envs):
-            self.restart(i)
-
-    def restart(self, i: int) -> None:
-        self.envs[i].reset(seed=int(self.vec.seeds[i]), options=self.options)
-        self.actions[i] = []
-
-    def check_row(self, step, i: int) -> None:
-        env = self.envs[i]
-        raw = env.unwrapped
-        agents = env.possible_agents
-        done = bool(step.terminated[i])
-        assert done == all(raw.terminations.values())
-        assert not step.truncated[i]
-        if done:
-            # the final row is the view of the seat that moved last, with an empty mask
-            mover = agents[int(step.current_player[i])]
-            assert raw.record.actions == self.actions[i]
-            assert [float(r) for r in step.rewards[i]] == [raw.rewards[a] for a in agents]
-        else:
-            mover = env.agent_selection
-            assert agents[int(step.current_player[i])] == mover
-        obs = env.observe(mover)
-        np.testing.assert_array_equal(step.observation[i], obs["observation"])
-        np.testing.assert_array_equal(step.action_mask[i], obs["action_mask"].astype(bool))
-
-    def step(self, i: int, action: int) -> None:
-        self.envs[i].step(action)
-        self.actions[i].append(action)
-
-
 def play_and_compare(n: int, seed: int, steps: int, options: dict | None = None, skip: float = 0.1) -> int:
     """Random play of a batch of ``n`` against its mirror; returns how many games ended."""
     options = options or {}
     vec = make(n, seed, **options)
     step = vec.reset()
-    mirror = Mirror(vec, options)
+    mirror = Mirror(vec, berestechko_v0.env, options)
     rng = np.random.default_rng(seed)
     ended = 0
     for _ in range(steps):
@@ -188,8 +152,9 @@ def batch_digest(n: int = 3, steps: int = 60) -> str:
 
 def test_batched_kernels_run_the_same_as_plain_python():
     """With numba's JIT disabled the batched step is the same code run as Python, with the same result."""
-    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     here = os.path.dirname(os.path.abspath(__file__))
+    path = os.pathsep.join([os.path.dirname(here), os.environ.get("PYTHONPATH", "")])  # tests/: vector_mirror
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1", "PYTHONPATH": path}
     code = "from test_berestechko_vector import batch_digest; print(batch_digest())"
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=here)
     assert out.stdout.strip() == batch_digest()

@@ -15,6 +15,7 @@ import numpy as np
 from ..core.events import no_events
 from ..core.jit import kernel
 from ..core.options import check_options
+from ..core.vector import BattleBackend
 from .mask import legal_mask
 from .observation import observe
 from .position import from_position
@@ -79,18 +80,13 @@ def scores_batch_kernel(kt, kdt, gdt, states, out):
         out[i, 0], out[i, 1] = scores_one(kt, kdt, states[i], gdt)
 
 
-class BerestechkoBackend:
+class BerestechkoBackend(BattleBackend):
     """What ``core.vector.VectorGame`` needs of Berestechko (``wargame_envs.vector.make("berestechko", n)``)."""
 
     KEYWORDS = ("data_dir",)
-    num_players = 2
-    obs_dtype = np.float32
 
     def __init__(self, data_dir: str | Path | None = None):
-        self.engine = e = BerestechkoEngine(data_dir)
-        self.num_actions = e.num_actions
-        self.obs_size = e.obs_layout.size
-        self.state_size = e.state_class._size
+        super().__init__(BerestechkoEngine(data_dir))
         self._no_events = no_events()
 
     def template(self, options: dict[str, Any]) -> np.ndarray:
@@ -110,13 +106,3 @@ class BerestechkoBackend:
     def scores_batch(self, states, out):
         e = self.engine
         scores_batch_kernel(e.kt, e.kdt, e.gdt, states, out)
-
-    def state_view(self, buf: np.ndarray):
-        """One game of the batch as an engine state (its fields are views of ``buf``)."""
-        return self.engine.state_class(buf)
-
-    def to_position(self, buf: np.ndarray) -> dict[str, Any]:
-        return self.engine.to_position(self.engine.state_class(buf.copy()))
-
-    def from_position(self, position: dict[str, Any], dice) -> np.ndarray:
-        return self.engine.new_state({"position": position}, dice).buf

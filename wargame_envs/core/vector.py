@@ -29,7 +29,7 @@ The arrays returned are the batch's own buffers, overwritten by the next call: c
 Rewards are terminal only; :meth:`VectorGame.scores` gives every game's running score (victory points), from
 which a trainer builds the AEC env's ``reward="shaped"`` (``training.batched`` does).
 
-Each battle provides a backend (``wargame_envs/<battle>/batch.py``) with:
+Each battle provides a backend (``wargame_envs/<battle>/batch.py``, a :class:`BattleBackend`) with:
 
 - ``engine``: the battle's :class:`~wargame_envs.core.engine.Engine` (the AEC env runs on the same kernels);
 - ``num_players``, ``num_actions``, ``obs_size``, ``obs_dtype``, ``state_size``;
@@ -207,6 +207,31 @@ class VectorGame:
         self._terminated[:] = False
         self._truncated[:] = False
         return self._run(np.full(self.num_envs, REFRESH, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+class BattleBackend:
+    """What every battle's batched backend shares: the sizes read from its engine, and rows of the batch seen
+    as engine states (for views, positions and agents that read a state). A battle's backend subclasses it
+    and adds ``template``, ``step_batch`` and ``observe_batch`` over its own kernels."""
+
+    num_players = 2
+    obs_dtype = np.float32
+
+    def __init__(self, engine):
+        self.engine = engine
+        self.num_actions = engine.num_actions
+        self.obs_size = engine.obs_layout.size
+        self.state_size = engine.state_class._size
+
+    def state_view(self, buf: np.ndarray):
+        """One game of the batch as an engine state (its fields are views of ``buf``)."""
+        return self.engine.state_class(buf)
+
+    def to_position(self, buf: np.ndarray) -> dict[str, Any]:
+        return self.engine.to_position(self.engine.state_class(buf.copy()))
+
+    def from_position(self, position: dict[str, Any], dice) -> np.ndarray:
+        return self.engine.new_state({"position": position}, dice).buf
 
 
 class RowDice:
