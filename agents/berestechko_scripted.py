@@ -658,6 +658,29 @@ def decide_batch(kt, kdt, gdt, states, masks, dist, cache, u, out):
         out[i] = pick(scores, masks[i], u[i])
 
 
+@kernel
+def ties_batch(kt, kdt, gdt, states, masks, dist, cache, out):
+    """``out[i]``: the tied-best legal actions of game ``i`` (its only action when it has one; none when over)."""
+    k = as_record(kt, kdt)
+    dist = borrowed(dist)
+    scores = np.empty(masks.shape[1])
+    for i in range(states.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            out[i, a] = masks[i, a]
+            n += 1 if masks[i, a] else 0
+        if n <= 1:
+            continue
+        g = as_record(states[i], gdt)
+        score_actions(k, g, dist, cache, g.sc[S.DECIDER], borrowed(masks[i]), scores)
+        top = -np.inf
+        for a in range(masks.shape[1]):
+            if masks[i, a] and scores[a] > top:
+                top = scores[a]
+        for a in range(masks.shape[1]):
+            out[i, a] = masks[i, a] and scores[a] >= top - TIE
+
+
 def _dist(engine) -> np.ndarray:
     d = engine.__dict__.get("_scripted_dist")
     if d is None:
@@ -681,6 +704,15 @@ def scripted_actions(backend_or_engine, states: np.ndarray, out: np.ndarray, mas
     return out
 
 
+def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The scripted agent's tied-best actions in every game of ``states`` ((N, S) int32 buffers) into ``out``
+    ((N, num_actions) bool), in one compiled call, given the games' legal ``masks``: the actions among which
+    :func:`scripted_actions` and the agent draw their choice (the hint ``"ties"``, ``agents.hint``)."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    ties_batch(engine.kt, engine.kdt, engine.gdt, states, masks, _dist(engine), _CACHE, out)
+    return out
+
+
 class BerestechkoScriptedAgent:
     """The heuristic player described in the module docstring."""
 
@@ -699,14 +731,18 @@ class BerestechkoScriptedAgent:
                   np.asarray(mask, dtype=bool), scores)
         return scores
 
-    def act(self, engine, state, player: int, mask: np.ndarray) -> int:
+    def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """The tied-best legal actions (ascending), among which :meth:`act` draws."""
         legal = np.flatnonzero(mask)
         if not legal.size:
             raise ValueError("no legal action: the game is over or the mask is empty")
         if legal.size == 1:
-            return int(legal[0])
+            return legal
         scores = self.scores(engine, state, player, mask)[legal]
-        ties = legal[scores >= scores.max() - TIE]
+        return legal[scores >= scores.max() - TIE]
+
+    def act(self, engine, state, player: int, mask: np.ndarray) -> int:
+        ties = self.ties(engine, state, player, mask)
         return int(ties[self._rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
 
 

@@ -1,7 +1,11 @@
 """What a policy network reads: the engine's observation, optionally followed by a heuristic's advice.
 
 A policy trained with a *hint* (``--hint scripted``) sees, after the battle's observation, a one-hot
-of the action the battle's scripted agent would take at this decision. The network starts out by
+of the action the battle's scripted agent would take at this decision. With ``--hint ties`` it sees
+instead a multi-hot of all the actions the heuristic rates best (its tied-best moves, among which the
+scripted agent draws at random: 15% of Berestechko's scripted decisions have two or more), so that
+reinforcement learning can also learn which of them to prefer; it needs a scripted agent with a
+``ties(engine, state, player, mask)`` method (Berestechko's). The network starts out by
 copying the hint (the imitation warm start teaches it in seconds) and reinforcement learning then
 teaches it where to depart from the heuristic: the heuristic's judgement (exact combat odds, command
 economy) is kept, not relearnt from scratch. The same observer builds the policy's input in training,
@@ -13,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-HINTS = ("", "scripted")
+HINTS = ("", "scripted", "ties")
 
 
 def input_size(obs_size: int, num_actions: int, hint: str) -> int:
@@ -34,8 +38,9 @@ class Observer:
 
 
 class HintObserver(Observer):
-    """The observation followed by a one-hot of the ``hint`` agent's choice (zeros when no action is
-    legal). The hint agent is built for ``battle`` with ``seed`` (its tie-breaks)."""
+    """The observation followed by a one-hot of the scripted agent's choice (``hint="scripted"``) or a
+    multi-hot of its tied-best actions (``hint="ties"``); zeros when no action is legal. The agent is built
+    for ``battle`` with ``seed`` (its tie-breaks)."""
 
     def __init__(self, hint: str, battle: str, seed: int | None = None):
         if hint not in HINTS[1:]:
@@ -44,6 +49,9 @@ class HintObserver(Observer):
 
         self.hint = hint
         self.agent = make_scripted_agent(battle, seed)
+        if hint == "ties" and not hasattr(self.agent, "ties"):
+            raise ValueError(f"hint 'ties' needs a scripted agent that reports its tied-best actions; "
+                             f"{type(self.agent).__name__} ({battle}) has no ties() method: use hint 'scripted'")
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)
@@ -53,7 +61,10 @@ class HintObserver(Observer):
         out = np.zeros(obs.size + engine.num_actions, dtype=np.float32)
         out[:obs.size] = obs
         if mask.any():
-            out[obs.size + int(self.agent.act(engine, state, player, mask))] = 1.0
+            if self.hint == "ties":
+                out[obs.size + self.agent.ties(engine, state, player, mask)] = 1.0
+            else:
+                out[obs.size + int(self.agent.act(engine, state, player, mask))] = 1.0
         return out
 
 

@@ -52,9 +52,10 @@ def make_scripted_agent(battle: str, seed: int | None = None):
     return construct(scripted_agent_class(battle), seed=seed)
 
 
-def batched_scripted(battle: str):
-    """The battle's compiled batched heuristic, ``scripted_actions(backend, states, out, masks=, rng=)``, when
-    ``agents.<battle>_scripted`` defines one (the same decisions as its agent, every game in one call); else
-    ``None`` (callers then ask the agent game by game)."""
+def batched_scripted(battle: str, entry: str = "scripted_actions"):
+    """The battle's compiled batched heuristic when ``agents.<battle>_scripted`` defines one, else ``None``
+    (callers then ask the agent game by game): ``scripted_actions(backend, states, out, masks=, rng=)``, the
+    same decisions as its agent for every game in one call, or (``entry="scripted_ties"``)
+    ``scripted_ties(backend, states, out, masks=)``, every game's tied-best actions."""
     module = importlib.import_module(scripted_agent_class(battle).__module__)
-    return getattr(module, "scripted_actions", None)
+    return getattr(module, entry, None)

@@ -60,6 +60,20 @@ def test_batched_training_smoke(battle, tmp_path):
     assert json.loads((out / "eval.json").read_text())["about"]["checkpoint"] == str(result.checkpoint)
 
 
+def test_batched_training_with_the_ties_hint(tmp_path):
+    """``--hint ties``: the input marks the tied-best moves; the clone and the KL term take the whole set."""
+    from training.batched import train_batched
+    from training.checkpoints import load_checkpoint
+    from training.train import TrainArgs
+
+    args = TrainArgs(battle="berestechko", hint="ties", minutes=0, total_timesteps=300, n_envs=8, n_steps=40,
+                     batch_size=128, n_epochs=1, imitation_games=2, imitation_epochs=2, eval_games=0,
+                     net_arch="16", kl_coef=0.1, baselines="scripted", progress=False, out=str(tmp_path / "run"))
+    result = train_batched(args)
+    assert result.timesteps >= 300
+    assert load_checkpoint(result.checkpoint).meta["hint"] == "ties"
+
+
 @pytest.mark.parametrize("battle", ["berestechko", "breitenfeld"])  # a compiled scores_batch, and the fallback
 def test_vector_scores_are_the_engines(battle):
     vec = vector.make(battle, 4, seed=3)

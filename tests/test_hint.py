@@ -85,4 +85,33 @@ def test_training_with_a_hint_checkpoints_and_ships_a_policy_that_reads_it(tmp_p
 
 
 def test_hints_listed():
-    assert HINTS == ("", "scripted")
+    assert HINTS == ("", "scripted", "ties")
+
+
+def test_the_ties_hint_marks_every_tied_best_move():
+    """``hint="ties"``: a multi-hot of the scripted agent's tied-best moves, which hold its choice; a decision
+    with tied moves (Berestechko's scripted games have them at 15% of their decisions) shows all of them."""
+    from agents.berestechko_scripted import BerestechkoScriptedAgent
+
+    observer, agent = make_observer("ties", "berestechko", seed=1), BerestechkoScriptedAgent(5)
+    s, dice, seen_tie = E.new_state(None, Dice(11)), Dice(12), False
+    for _ in range(120):
+        if E.is_terminal(s):
+            break
+        p, mask = E.current_player(s), E.legal_mask(s)
+        marked = np.flatnonzero(observer.observe(E, s, p, mask)[E.obs_layout.size:])
+        np.testing.assert_array_equal(marked, agent.ties(E, s, p, mask))
+        assert mask[marked].all() and agent.act(E, s, p, mask) in marked
+        seen_tie |= marked.size > 1
+        E.apply(s, int(marked[-1]), dice)
+    assert seen_tie
+
+
+def test_the_ties_hint_needs_an_agent_that_reports_ties():
+    from training.evaluate import UsageError
+    from training.train import TrainArgs, check_args
+
+    with pytest.raises(ValueError, match="ties"):
+        make_observer("ties", "kulikovo")
+    with pytest.raises(UsageError, match="--hint ties"):
+        check_args(TrainArgs(battle="kulikovo", hint="ties"))

@@ -59,19 +59,24 @@ SELF = "self"
 class BatchHint:
     """The scripted agent's choice in every game of a batch (-1 where nothing is legal): the battle's
     compiled batched heuristic where it has one (``agents.scripted.batched_scripted``), else the Python
-    agent game by game."""
+    agent game by game. With ``ties``, :attr:`sets` also holds every game's tied-best actions (the hint
+    ``"ties"``) and the choice is a uniform draw among them, as the agent's own tie-break."""
 
-    def __init__(self, vec, battle: str, seed: int):
+    def __init__(self, vec, battle: str, seed: int, ties: bool = False):
         from agents.scripted import batched_scripted, make_scripted_agent
 
         self.vec, self.backend = vec, vec.backend
         self.out = np.zeros(vec.num_envs, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
-        self._compiled = batched_scripted(battle)
+        self.ties = ties
+        self.sets = np.zeros((vec.num_envs, vec.num_actions), dtype=bool) if ties else None
+        self._compiled = batched_scripted(battle, "scripted_ties" if ties else "scripted_actions")
         if self._compiled is None:
             self.agent = make_scripted_agent(battle, seed)
 
     def actions(self, step) -> np.ndarray:
+        if self.ties:
+            return self._draw_among_ties(step)
         if self._compiled is not None:
             return self._compiled(self.backend, self.vec.states, self.out, masks=step.action_mask, rng=self.rng)
         engine, out = self.backend.engine, self.out
@@ -80,6 +85,19 @@ class BatchHint:
             state = self.backend.state_view(self.vec.states[i])
             out[i] = self.agent.act(engine, state, int(step.current_player[i]), step.action_mask[i])
         return out
+
+    def _draw_among_ties(self, step) -> np.ndarray:
+        from wargame_envs.core.vector import pick_legal
+
+        if self._compiled is not None:
+            self._compiled(self.backend, self.vec.states, self.sets, masks=step.action_mask)
+        else:
+            engine = self.backend.engine
+            self.sets[:] = False
+            for i in np.flatnonzero(step.action_mask.any(axis=1)):
+                state = self.backend.state_view(self.vec.states[i])
+                self.sets[i, self.agent.ties(engine, state, int(step.current_player[i]), step.action_mask[i])] = True
+        return pick_legal(self.sets, self.rng.random(len(self.out)), self.out)
 
 
 # ============================================================================ advantages
@@ -142,7 +160,8 @@ class SelfPlayGames:
         self.engine = self.vec.backend.engine
         n, self.obs_size, self.num_actions = args.n_envs, self.vec.obs_size, self.vec.num_actions
         self.width = input_size(self.obs_size, self.num_actions, args.hint)
-        self.hint = BatchHint(self.vec, args.battle, seed + 1) if args.hint or "scripted" in pool.entries else None
+        self.hint = (BatchHint(self.vec, args.battle, seed + 1, ties=args.hint == "ties")
+                     if args.hint or "scripted" in pool.entries else None)
         self.rng = np.random.default_rng(seed + 2)
         self.opponent: list[str] = [SELF] * n
         self.learner_seat = np.zeros(n, dtype=np.int64)  # -1: both seats (self-play game)
@@ -168,9 +187,12 @@ class SelfPlayGames:
         x, o = self.inputs, self.obs_size
         x[:, :o] = self.step.observation
         if self.width > o:
-            x[:, o:] = 0.0
-            legal = self.step.action_mask.any(axis=1)
-            x[np.flatnonzero(legal), o + hints[legal]] = 1.0
+            if self.hint.ties:
+                x[:, o:] = self.hint.sets
+            else:
+                x[:, o:] = 0.0
+                legal = self.step.action_mask.any(axis=1)
+                x[np.flatnonzero(legal), o + hints[legal]] = 1.0
         return x
 
     def _opponent_actions(self, rows: np.ndarray, x, mask, hints, out) -> None:
@@ -349,7 +371,11 @@ def ppo_update(net: MaskedActorCritic, optimizer, ro: Rollout, adv: np.ndarray, 
             v_loss = 0.5 * ((v - data["ret"][i]) ** 2).mean()
             probs = logp_all.exp()
             entropy = -(probs * torch.where(data["mask"][i], logp_all, torch.zeros_like(logp_all))).sum(-1).mean()
-            kl_hint = -logp_all.gather(1, data["hint"][i][:, None]).mean()
+            if args.hint:  # the hint's actions as the input marks them (one, or the tied-best set)
+                marked = data["x"][i][:, -logits.shape[1]:] > 0.5
+                kl_hint = -torch.logsumexp(logp_all.masked_fill(~marked, -torch.inf), dim=-1).mean()
+            else:
+                kl_hint = -logp_all.gather(1, data["hint"][i][:, None]).mean()
             loss = pg + args.vf_coef * v_loss - args.ent_coef * entropy + kl_coef * kl_hint
             optimizer.zero_grad()
             loss.backward()

@@ -143,7 +143,8 @@ class TrainArgs:
     gradient steps)"""
     hint: str = "scripted"
     """heuristic advice in the policy's input: "scripted" appends a one-hot of the scripted agent's choice to the
-    observation (agents.hint: the network starts by copying it and learns where to depart from it); "" = none"""
+    observation (agents.hint: the network starts by copying it and learns where to depart from it); "ties" a
+    multi-hot of all its tied-best moves (Berestechko), so that PPO also learns which of them to prefer; "" = none"""
     eval_games: int = 100
     """games per side against each baseline after training (0 = skip the evaluation)"""
     progress: bool = True
@@ -241,6 +242,13 @@ def check_args(args: TrainArgs) -> TrainArgs:
 
     if args.hint not in HINTS:
         raise UsageError(f"--hint must be one of {list(HINTS)}, got {args.hint!r}")
+    if args.hint == "ties":
+        from agents.hint import make_observer
+
+        try:
+            make_observer(args.hint, battle)
+        except ValueError as exc:
+            raise UsageError(f"--hint ties: {exc}") from None
     try:
         hidden_sizes(args.net_arch)
     except ValueError as exc:
@@ -410,7 +418,8 @@ def scripted_decisions(args: TrainArgs):
             p, mask = engine.current_player(s), engine.legal_mask(s)
             x = observer.observe(engine, s, p, mask)
             # With a hint the teacher's move is the hint itself: where the heuristic has tied-best moves, a
-            # second copy of it would break the tie otherwise and teach the network to split between them.
+            # second copy of it would break the tie otherwise and teach the network to split between them
+            # (with the hint "ties", the first of them; the loss then takes the whole set).
             a = int(np.argmax(x[width - engine.num_actions:])) if args.hint else int(teacher.act(engine, s, p, mask))
             if mask.sum() > 1:
                 obs.append(x)
@@ -437,9 +446,14 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
     to = lambda x: torch.as_tensor(x, device=model.device)  # noqa: E731
     policy.set_training_mode(True)
     loss = torch.tensor(float("nan"))
+    # hint "ties": the target is the set of tied-best moves the input marks (their total probability)
+    targets = obs[:, -masks.shape[1]:] > 0.5 if args.hint == "ties" else None
     for _ in range(args.imitation_epochs):
         for idx in np.array_split(rng.permutation(len(actions)), max(1, len(actions) // args.imitation_batch_size)):
             values, log_prob, _ = policy.evaluate_actions(to(obs[idx]), to(actions[idx]), action_masks=to(masks[idx]))
+            if targets is not None:
+                logits = policy.get_distribution(to(obs[idx]), action_masks=masks[idx]).distribution.logits
+                log_prob = torch.logsumexp(logits.masked_fill(~to(targets[idx]), -torch.inf), dim=-1)
             loss = -log_prob.mean() + args.vf_coef * torch.nn.functional.mse_loss(values.flatten(), to(outcomes[idx]))
             opt.zero_grad()
             loss.backward()
@@ -447,8 +461,8 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
             opt.step()
     policy.set_training_mode(False)
     with torch.no_grad():
-        dist = policy.get_distribution(to(obs), action_masks=masks)
-        accuracy = float((dist.mode().cpu().numpy() == actions).mean())
+        mode = policy.get_distribution(to(obs), action_masks=masks).mode().cpu().numpy()
+        accuracy = float((targets[np.arange(len(mode)), mode] if targets is not None else mode == actions).mean())
     return {"decisions": float(len(actions)), "loss": float(loss.detach()), "accuracy": accuracy}
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from berestechko_golden import GOLDEN
 
-from agents.berestechko_scripted import TIE, BerestechkoScriptedAgent, scripted_actions
+from agents.berestechko_scripted import TIE, BerestechkoScriptedAgent, scripted_actions, scripted_ties
 from wargame_envs.berestechko.batch import BerestechkoBackend
 from wargame_envs.core.dice import Dice
 
@@ -67,6 +67,11 @@ def test_batched_choices_are_among_the_agents_best():
     again = np.zeros_like(out)
     scripted_actions(ENGINE, states, again, masks=masks, rng=np.random.default_rng(1))
     assert all(again[i] in best for i, best in enumerate(expected))
+    sets = np.zeros(masks.shape, dtype=bool)
+    scripted_ties(BACKEND, states, sets, masks)  # the hint "ties": every game's tied-best set at once
+    for i, best in enumerate(expected):
+        assert np.flatnonzero(sets[i]).tolist() == best, f"decision {i}"
+    assert not sets[-1].any()
 
 
 
