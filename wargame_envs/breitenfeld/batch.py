@@ -18,7 +18,8 @@ from ..core.jit import kernel
 from ..core.options import check_options
 from . import position
 from .decisions import apply_action, legal_options
-from .observation import ObsKernelTables, new_marks, new_scratch, tables, write_observation
+from . import observation
+from .observation import new_memo, write_observation
 from .rules import BreitenfeldEngine
 from .sequence import advance
 from .state import G_DONE, G_PLAYER
@@ -29,15 +30,16 @@ SKIP, RESTART, REFRESH = -1, -2, -3
 
 
 @kernel
-def step_batch(blob, dt, O, S, states, actions, template, dv, ds, ev, evn, obs, marks, marked, mask, work, player,
+def step_batch(tables, obs_tables, states, actions, template, dv, ds, ev, evn, obs, memo, counts, mask, work, player,
                rewards, terminated, truncated):
     """For each game ``i``: skip (``-1``: only its rewards are zeroed), restart from ``template`` and run
     the opening sequence (``-2``), only write its outputs (``-3``), or apply ``actions[i]``; then write its
     row of ``obs`` (the view of the seat to move, or of the seat that moved last once the game is over),
     ``mask``, ``player``, ``rewards`` (the returns on the step that ends the game) and the flags. The
-    observation rows are updated in place: ``marks[i]``, ``marked[i]`` list what the last write set in row
-    ``i`` (``observation.write_observation``; ``S``: its scratch)."""
-    T = unpack(blob, dt)
+    observation rows are updated in place: ``memo[i]``, ``counts[i]`` remember the last write into row ``i``
+    (``observation.write_observation``; ``obs_tables``: its tables)."""
+    T = unpack(tables)
+    O = unpack(obs_tables)
     for i in range(states.shape[0]):
         a = actions[i]
         rewards[i, 0] = 0.0
@@ -60,16 +62,18 @@ def step_batch(blob, dt, O, S, states, actions, template, dv, ds, ev, evn, obs, 
             player[i] = mover if mover >= 0 else 0
         else:
             player[i] = g[G_PLAYER]
-        legal_options(buf, T, mask[i], work)
-        write_observation(buf, T, O, S, player[i], obs[i], marks[i], marked[i])
+        legal_options(buf, T, mask[i], work, a != REFRESH)
+        write_observation(buf, T, O, player[i], obs[i], memo[i], counts[i])
 
 
 @kernel
-def observe_batch_kernel(blob, dt, O, S, states, players, obs):
-    T = unpack(blob, dt)
-    whole = np.full(1, -1, np.int32)                   # whole writes, nothing remembered
+def observe_batch_kernel(tables, obs_tables, states, players, obs, memo, counts):
+    """Each row of ``obs`` written whole (``memo``, ``counts``: one row of scratch)."""
+    T = unpack(tables)
+    O = unpack(obs_tables)
     for i in range(states.shape[0]):
-        write_observation(states[i], T, O, S, players[i], obs[i], whole, S.values)
+        memo[0] = 0                                    # nothing written (observation.M_OBSERVER)
+        write_observation(states[i], T, O, players[i], obs[i], memo, counts)
 
 
 class BreitenfeldBackend:
@@ -84,20 +88,20 @@ class BreitenfeldBackend:
         self.num_actions = e.num_actions
         self.obs_size = e.obs_layout.size
         self.state_size = e.state_class._size
-        self._obs_tables = ObsKernelTables(*tables(e).kernel)
+        self._obs_tables = observation.tables(e).kernel
         self._work = new_work(e.grid.n)
         self._no_events = no_events()
-        self._scratch = new_scratch(e)
-        self._marks_for: tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray]] = (None, new_marks(0, e.D))
+        self._scratch = tuple(a[0] for a in new_memo(1, e))
+        self._memo_for: tuple[np.ndarray | None, tuple[np.ndarray, np.ndarray]] = (None, new_memo(0, e))
 
-    def _marks(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """``(marks, marked)``: what the last write set in each row of ``obs`` (new, so whole writes first, for
+    def _memo(self, obs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(memo, counts)``: what the last write set in each row of ``obs`` (new, so whole writes first, for
         another array)."""
-        seen, marks = self._marks_for
+        seen, memo = self._memo_for
         if seen is not obs:
-            marks = new_marks(obs.shape[0], self.engine.D)
-            self._marks_for = (obs, marks)
-        return marks
+            memo = new_memo(obs.shape[0], self.engine)
+            self._memo_for = (obs, memo)
+        return memo
 
     def template(self, options: dict[str, Any]) -> np.ndarray:
         """A new game (the standard setup with the options, or ``options["position"]``) before its opening
@@ -108,12 +112,11 @@ class BreitenfeldBackend:
 
     def step_batch(self, states, actions, template, dice, obs, mask, player, rewards, terminated, truncated):
         e = self.engine
-        step_batch(e.blob, e.blob_dtype, self._obs_tables, self._scratch, states, actions, template, dice.dv, dice.ds,
-                   *self._no_events, obs, *self._marks(obs), mask, self._work, player, rewards, terminated, truncated)
+        step_batch(e.tables, self._obs_tables, states, actions, template, dice.dv, dice.ds,
+                   *self._no_events, obs, *self._memo(obs), mask, self._work, player, rewards, terminated, truncated)
 
     def observe_batch(self, states, players, obs):
-        observe_batch_kernel(self.engine.blob, self.engine.blob_dtype, self._obs_tables, self._scratch, states, players,
-                             obs)
+        observe_batch_kernel(self.engine.tables, self._obs_tables, states, players, obs, *self._scratch)
 
     def state_view(self, buf: np.ndarray):
         """One game of the batch as an engine state (its fields are views of ``buf``)."""

@@ -1,4 +1,4 @@
-"""The compiled entry points Python calls: each takes the state buffer and the tables' blob and layout
+"""The compiled entry points Python calls: each takes the state buffer and the packed tables
 (``tables.pack_tables``), reads the tables (``tables.unpack``) and runs a rule kernel. The engine (``rules.py``), positions
 and the batched API (``batch.py``) go through these only."""
 
@@ -6,59 +6,73 @@ from __future__ import annotations
 
 from ..core.jit import kernel
 from . import combat, decisions, observation, sequence, victory
+from .state import G_DEC, G_DONE, G_PLAYER
 from .tables import unpack
 
 
 @kernel
-def advance(buf, blob, dt, dv, ds, ev, evn, work):
-    """The automatic sequence up to the next decision (a new game, a position; ``work``: ``tables.new_work``)."""
-    sequence.advance(buf, unpack(blob, dt), dv, ds, ev, evn, work)
+def advance(buf, tables, dv, ds, ev, evn, mask, work):
+    """The automatic sequence up to the next decision (a new game, a position), then the new decision's
+    legal options into ``mask`` (``work``: ``tables.new_work``)."""
+    T = unpack(tables)
+    sequence.advance(buf, T, dv, ds, ev, evn, work)
+    decisions.legal_options(buf, T, mask, work, True)
+    return decisions.OK
 
 
 @kernel
-def enter_phase(buf, blob, dt, phase):
-    sequence.enter_phase(buf, unpack(blob, dt), phase)
+def enter_phase(buf, tables, phase):
+    sequence.enter_phase(buf, unpack(tables), phase)
 
 
 @kernel
-def legal_options(buf, blob, dt, mask, work):
+def legal_options(buf, tables, mask, work):
     """The mask (``work``: ``tables.new_work``)."""
-    decisions.legal_options(buf, unpack(blob, dt), mask, work)
+    decisions.legal_options(buf, unpack(tables), mask, work, False)
 
 
 @kernel
-def apply_action(buf, blob, dt, action, dv, ds, ev, evn, mask, work, checked):
+def apply_action(buf, tables, dv, ds, ev, evn, mask, work, action, checked):
     """``action`` and the sequence up to the next decision (``checked``: the caller checked the action
-    against this state's mask)."""
-    return decisions.apply_action(buf, unpack(blob, dt), action, dv, ds, ev, evn, mask, work, checked)
+    against this state's mask), then the new decision's legal options into ``mask`` (unless the action was
+    refused)."""
+    T = unpack(tables)
+    status = decisions.apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked)
+    if status == decisions.OK:
+        decisions.legal_options(buf, T, mask, work, True)
+    return status
 
 
 @kernel
-def victory_points(buf, blob, dt):
-    return victory.victory_points(buf, unpack(blob, dt))
+def progress(g):
+    """``Engine.progress`` from the globals ``g``: (over, truncated (never), player to move, decision)."""
+    done = g[G_DONE] != 0
+    return done, False, -1 if done else g[G_PLAYER], g[G_DEC]
 
 
 @kernel
-def write_returns(buf, blob, dt, out):
-    victory.write_returns(buf, unpack(blob, dt), out)
+def victory_points(buf, tables):
+    return victory.victory_points(buf, unpack(tables))
 
 
 @kernel
-def attack_odds(buf, blob, dt, charge_mode, lead_a, lead_d):
-    return combat.attack_odds(buf, unpack(blob, dt), charge_mode, lead_a, lead_d)
+def write_returns(buf, tables, out):
+    victory.write_returns(buf, unpack(tables), out)
 
 
 @kernel
-def eligible_attackers(buf, blob, dt):
+def attack_odds(buf, tables, charge_mode, lead_a, lead_d):
+    return combat.attack_odds(buf, unpack(tables), charge_mode, lead_a, lead_d)
+
+
+@kernel
+def eligible_attackers(buf, tables):
     """Bool per unit: may attack now (8.14, 8.23)."""
-    return combat.context(buf, unpack(blob, dt))[combat.C_ELIG]
+    return combat.context(buf, unpack(tables))[combat.C_ELIG]
 
 
 @kernel
-def write_observation(buf, blob, dt, template, unit_plane, strengths, leader_plane, leader_values, planes, features,
-                      entries, values, stamp, player, obs, marks, marked):
-    """``player``'s observation into ``obs`` (the arguments after ``blob``: ``observation.ObsKernelTables``,
-    then ``observation.ObsScratch``; ``marks``, ``marked``: see ``observation.write_observation``)."""
-    O = observation.ObsKernelTables(template, unit_plane, strengths, leader_plane, leader_values, planes, features)
-    S = observation.ObsScratch(entries, values, stamp)
-    observation.write_observation(buf, unpack(blob, dt), O, S, player, obs, marks, marked)
+def write_observation(buf, tables, obs_tables, player, obs, memo, counts):
+    """``player``'s observation into ``obs`` (``obs_tables``: ``observation.ObsTables.kernel``; ``memo``,
+    ``counts``: see ``observation.write_observation``)."""
+    observation.write_observation(buf, unpack(tables), unpack(obs_tables), player, obs, memo, counts)

@@ -20,7 +20,7 @@ from .sequence import advance, enter_combat, end_activation, set_decision, swap
 from .state import (AC_ATT_LEADERS, AC_DEF_LEADERS, D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS, D_MOVE_DEST,
                     D_MOVE_SELECT, D_NONE, D_SWAP, F_FORCED, F_IN_ATK, F_MOVED, G_ACTIVE, G_ART_IDX, G_DEC,
                     G_ATTACK, G_DECISIONS, G_DONE, G_DRAWN, G_LOSS_SIDE, G_MP, G_PLAYER, G_RES, G_SEL, LF_MOVED)
-from .tables import W_AT, W_COST, W_OUT, block, fields, place_units, unit_at
+from .tables import W_AT, W_COST, W_OUT, block, fields, listed, note_listed, place_units, unit_at
 
 OK, ILLEGAL, GAME_OVER = 0, 1, 2     # apply_action's status
 
@@ -32,16 +32,24 @@ def piece_hex(buf, T, p):
 
 
 @kernel
-def legal_options(buf, T, mask, work):
+def legal_options(buf, T, mask, work, fresh):
     """Write the legal options of the pending decision into ``mask`` (bool, num_actions; all False once
     the game is over) and, for a destination decision, the MP each hex costs into ``work``'s ``W_COST``
     block (-1: not reachable). The mask enforces every prohibition and every obligation (see ``env.py``,
-    *Masks*). ``work``: scratch (``tables.new_work``)."""
+    *Masks*). ``work``: scratch (``tables.new_work``). ``fresh``: ``buf`` is the state the last rule call on
+    ``work`` left (``sequence.advance``), so the options it listed on the way (``tables.note_listed``) are
+    this decision's: they are taken from there."""
     u_hex, _, u_flags, _, _, _, _, _, _, cup, g = fields(buf, T)
+    dec = g[G_DEC]
+    n, end = -1, 0                                     # the options listed in W_OUT (-1: not listed)
+    if fresh:
+        kind, k, e = listed(work, T)
+        if kind == dec:
+            n, end = k, e
+        note_listed(work, T, D_NONE, 0, 0)             # used once
     mask[:] = False
     if g[G_DONE]:
         return
-    dec = g[G_DEC]
     hex0 = T.hex0
     if dec == D_SWAP:                                  # 4.1 C: the drawn corps or another of its side in the cup
         drawn = g[G_DRAWN]
@@ -53,13 +61,16 @@ def legal_options(buf, T, mask, work):
     elif dec == D_ART:                                 # 5.2: a target in range and line of sight, or hold fire
         out = block(work, T, W_OUT)
         mask[END] = True
-        for i in range(targets(buf, T, g[G_ART_IDX], out)):
+        if n < 0:
+            n = targets(buf, T, g[G_ART_IDX], out)
+        for i in range(n):
             mask[hex0 + out[i]] = True
     elif dec == D_MOVE_SELECT:                         # 6.1: a piece of the activated corps; END unless 11.12 forces
-        at = place_units(u_hex, block(work, T, W_AT))
         out = block(work, T, W_OUT)
+        if n < 0:
+            n = selectable_pieces(buf, T, place_units(u_hex, block(work, T, W_AT)), g[G_ACTIVE], out)
         forced_left = False
-        for i in range(selectable_pieces(buf, T, at, g[G_ACTIVE], out)):
+        for i in range(n):
             p = out[i]
             mask[T.piece0 + p] = True
             if p < T.nu and u_flags[p] & F_FORCED and not u_flags[p] & F_MOVED:
@@ -82,11 +93,14 @@ def legal_options(buf, T, mask, work):
         if can_exit:
             mask[EXIT] = True
     elif dec == D_COMBAT:                              # 8.1: declare an attack, or END once obligations are met
-        C = combat.context(buf, T)
         out = block(work, T, W_OUT)
-        for i in range(combat.start_candidates(T, u_hex, C, out)):
+        if n < 0:
+            C = combat.context(buf, T)
+            n = combat.start_candidates(T, u_hex, C, out)
+            end = 1 if C[combat.C_N1] == 0 and C[combat.C_N2] == 0 else 0
+        for i in range(n):
             mask[hex0 + u_hex[out[i]]] = True
-        if C[combat.C_N1] == 0 and C[combat.C_N2] == 0:
+        if end:
             mask[END] = True
     elif dec == D_ATTACK:                              # 8.2: add a unit, or resolve (with a charge, 12.5)
         C = combat.context(buf, T)
@@ -115,7 +129,7 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked):
     if g[G_DONE]:
         return GAME_OVER
     if not checked:
-        legal_options(buf, T, mask, work)
+        legal_options(buf, T, mask, work, False)
         if action < 0 or action >= T.n_actions or not mask[action]:
             return ILLEGAL
     dec = g[G_DEC]

@@ -103,6 +103,8 @@ def format_event(E, code: int, a: int, b: int, c: int, d: int) -> str:
     """The log sentence of one event."""
     D = E.D
     ids = D.grid.ids
+    if code == EV_MOVED:   # the most frequent event first
+        return f"{piece_name(D, a, b, c)} -> {ids[d]}"
     if code == EV_TURN:
         return f"--- Game-Turn {a} ---"
     if code == EV_VIS_ROLL:
@@ -138,8 +140,6 @@ def format_event(E, code: int, a: int, b: int, c: int, d: int) -> str:
         return f"The {'attacker' if a else 'defender'} {'adds' if b else 'declines'} the leaders' values [10.11]"
     if code == EV_LOSS_CHOSEN:
         return f"{D.unit_label[a]} chosen for the {RESULT_CODES[b]} result: {DISRUPT_TEXT[c]} [8.6]"
-    if code == EV_MOVED:
-        return f"{piece_name(D, a, b, c)} -> {ids[d]}"
     if code == EV_CAPTURED:
         return f"{piece_name(D, a, b, c)} captures the artillery {D.art_ids[d >> 10]} at {ids[d & 1023]} [5.32]"
     if code == EV_RELEASED:
@@ -159,4 +159,4 @@ def format_event(E, code: int, a: int, b: int, c: int, d: int) -> str:
 
 def log_lines(E, rows) -> list[str]:
     """The sentences of the event rows an engine call wrote (``core.events.EventBuffer.drain``)."""
-    return [format_event(E, int(r[0]), int(r[1]), int(r[2]), int(r[3]), int(r[4])) for r in rows.tolist()]
+    return [format_event(E, *r) for r in rows.tolist()]

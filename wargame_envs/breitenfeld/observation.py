@@ -4,26 +4,26 @@ observing player's perspective ("own" = the observer's pieces, "enemy" = the oth
 Breitenfeld has no hidden information: both players see the whole board, the chit cup and the pending
 decision. The layout (names, offsets) is ``engine.obs_layout``; ``obs_layout.describe()`` prints it.
 
-:func:`write_observation` (compiled) draws the pieces as a list of entries, writes into the observation
-only the entries that changed since its last write there (or the whole vector: the terrain template and
-the entries), and the global features; the AEC engine and the batched API both call it. :func:`observe_reference`
-builds the same vector from scratch in Python (the specification the tests compare it with at every step
-of random games).
+:func:`write_observation` (compiled) keeps an observation up to date in place: each piece (unit, leader,
+gun, the selected piece) is drawn from a small key of what it shows (:func:`piece_keys`); a write redraws
+only the pieces whose key changed since the last write into that very vector (a few per decision), and
+the global features. The AEC engine and the batched API both call it. :func:`observe_reference` builds
+the same vector from scratch in Python (the specification the tests compare it with at every step of
+random games).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from collections import namedtuple
-
 from ..core.jit import kernel
+from ..core.kernel_records import borrowed
 from ..core.observation import ObservationLayout
 from .state import (DECISION_KEYS, F_ATK, F_DEF, F_IN_ATK, F_MOVED, F_MUST_ATK, F_MUST_DEF, F_OOC, F_SPENT,
                     G_ACTIVE, G_ATTACK, G_DEC, G_DEMOR, G_ELIM0, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_RES, G_SEL,
                     G_SWAP_USED, G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, LF_MOVED, PHASE_NAMES,
                     RESULT_CODES)
-from .tables import fields
+from .tables import fields, pack
 from .victory import victory_points
 
 PLANES = (
@@ -65,15 +65,17 @@ KERNEL_FEATURES = ("turn", "phase", "decision", "to_move", "i_am_imperial", "vis
 (F_TURN, F_PHASE, F_DECISION, F_TO_MOVE, F_IMPERIAL, F_VISIBILITY, F_CUP, F_ACTIVE, F_TURN_ENDS, F_SWAP_USED,
  F_MAY_MOVE, F_DEMORALIZED, F_DEMOR_PROGRESS, F_VP, F_MP_LEFT, F_PENDING, F_CHOICES) = range(len(KERNEL_FEATURES))
 
-ObsKernelTables = namedtuple("ObsKernelTables", (
-    "template",      # float32 (size,): the terrain planes, zeros elsewhere
-    "unit_plane",    # int64 (2, U): per observer, the offset of the unit's strength plane (own/enemy infantry/cavalry)
-    "strengths",     # float32 (2, U): strength (row 1: disrupted) / MAX_STRENGTH, at most 1
-    "leader_plane",  # int64 (2, L): per observer, the offset of the leader's plane (own/enemy)
-    "leader_values",  # float32 (L,): leadership / 3
-    "planes",        # int64: the offsets of KERNEL_PLANES
-    "features",      # int64: the offsets of KERNEL_FEATURES
-))
+#: The tables of the compiled writer, packed into one record (``ObsTables.kernel``, read with ``tables.unpack``):
+#: the int64 fields first, then the float32 ones (each at an aligned offset).
+KERNEL_FIELDS = (
+    ("unit_plane", np.int64),       # (2, U): per observer, the offset of the unit's strength plane (own/enemy inf/cav)
+    ("leader_plane", np.int64),     # (2, L): per observer, the offset of the leader's plane (own/enemy)
+    ("planes", np.int64),           # the offsets of KERNEL_PLANES
+    ("features", np.int64),         # the offsets of KERNEL_FEATURES
+    ("terrain", np.float32),        # the terrain planes (the first planes of the vector)
+    ("strengths", np.float32),      # (2, U): strength (row 1: disrupted) / MAX_STRENGTH, at most 1
+    ("leader_values", np.float32),  # (L,): leadership / 3
+)
 
 
 class ObsTables:
@@ -93,10 +95,9 @@ class ObsTables:
         self.feature_at = {name: lay.slices[name].start - lay.plane_block.stop for name, _ in lay.features}
         n = D.n_units
         strength = np.minimum(np.asarray([D.unit_strength, D.unit_dstrength], dtype=np.float32) / MAX_STRENGTH, 1.0)
-        template = E.obs_layout.new()
-        template[self.terrain_slice] = self.terrain
-        self.kernel = ObsKernelTables(
-            template=template,
+        #: the compiled writer's tables, packed (:data:`KERNEL_FIELDS`; ``tables.pack``)
+        self.kernel = pack(dict(
+            terrain=self.terrain,
             unit_plane=np.array([[at[("own_" if D.unit_side[u] == p else "enemy_") +
                                      ("cavalry" if D.unit_kind[u] else "infantry")] for u in range(n)] for p in (0, 1)],
                                 dtype=np.int64),
@@ -106,7 +107,7 @@ class ObsTables:
             leader_values=np.asarray(D.leader_value, dtype=np.float32) / 3.0,
             planes=np.array([at[name] for name in KERNEL_PLANES], dtype=np.int64),
             features=np.array([lay.slices[name].start for name in KERNEL_FEATURES], dtype=np.int64),
-        )
+        ), KERNEL_FIELDS)
         # --- arrays for the vectorised reference
         self.corps = np.asarray(D.unit_corps)
         self.is_inf = np.asarray(D.unit_kind) == 0
@@ -118,34 +119,36 @@ class ObsTables:
         self.zoc_at_array = np.array([at["enemy_zoc"], at["own_zoc"]])
 
 
-def max_marks(D) -> int:
-    """The most entries :func:`draw_pieces` lists: per unit its strength, its disrupted mark or ZOC (6), four
-    own or two enemy marks and the attack; per leader its value and active mark; per gun its hex and
-    target; the selected piece."""
-    return 12 * D.n_units + 2 * D.n_leaders + 2 * D.n_art + 1
+# A write's memory of one observation vector (``memo``, int32): the pieces' keys when last drawn there.
+# memo[0]: the observer of the last write + 1 (0: nothing written); then the keys (and scratch: see
+# write_observation)
+M_OBSERVER, M_KEYS = 0, 1
+# A piece is a unit (0 .. U-1), a leader (U + l), a gun (U + L + a) or the selected piece (U + L + A).
+# Its key (-1: nothing drawn) packs the hex (HEX_BITS) and what the piece shows there (K_* bits); a gun's
+# key packs its hex + 1 and its target + 1 (shifted by TARGET_SHIFT), 0 for none.
+HEX_BITS = 11
+HEX_MASK = (1 << HEX_BITS) - 1
+TARGET_SHIFT = HEX_BITS + 1
+K_OWN, K_DIS, K_ACTIVE, K_DONE, K_MUST_ATTACK, K_OOC, K_ATTACKED, K_MUST_BE_ATTACKED, K_IN_ATTACK, K_ATTACKER = (
+    1 << b for b in range(HEX_BITS, HEX_BITS + 10))
 
 
-ObsScratch = namedtuple("ObsScratch", (
-    "entries",  # int64 (max_marks): the entries drawn (:func:`draw_pieces`), then each listed once
-    "values",   # float32 (max_marks): their values (then each entry's largest)
-    "stamp",    # int32 (size + 1): per entry, the write that last listed it (STAMP_WRITE) and where (STAMP_AT);
-                # the last item: the latest write
-))
-STAMP_WRITE, STAMP_SAME, STAMP_AT = 1 << 16, 1 << 15, (1 << 15) - 1   # write number, unchanged bit, list position
+MAX_ENTRIES = 12   # the most entries a piece draws (a unit: strength, ZOC, four marks, the attack)
 
 
-def new_scratch(E) -> ObsScratch:
-    """The working memory of :func:`write_observation` (one per writer: the engine, a batch)."""
-    m = max_marks(E.D)
-    assert m <= STAMP_AT
-    return ObsScratch(np.zeros(m, np.int64), np.zeros(m, np.float32), np.zeros(E.obs_layout.size + 1, np.int32))
+def n_pieces(D) -> int:
+    return D.n_units + D.n_leaders + D.n_art + 1
 
 
-def new_marks(rows: int, D) -> tuple[np.ndarray, np.ndarray]:
-    """``(marks, marked)`` for ``rows`` observation rows not written yet (see :func:`write_observation`)."""
-    marks = np.zeros((rows, 1 + max_marks(D)), np.int32)
-    marks[:, 0] = -1
-    return marks, np.zeros((rows, max_marks(D)), np.float32)
+def new_memo(rows: int, E) -> tuple[np.ndarray, np.ndarray]:
+    """``(memo, counts)`` for ``rows`` observation vectors not written yet (see :func:`write_observation`):
+    the keys (then room for a write's keys, a piece's entries and the entries to recompute) and, per entry of
+    the planes, how many pieces draw it (int8)."""
+    D = E.D
+    assert D.grid.n < HEX_MASK
+    n = n_pieces(D)
+    memo = np.zeros((rows, M_KEYS + 2 * n + MAX_ENTRIES + D.n_units + D.n_leaders), np.int32)
+    return memo, np.zeros((rows, E.obs_layout.plane_block.stop), np.int8)
 
 
 def tables(E) -> ObsTables:
@@ -157,147 +160,218 @@ def tables(E) -> ObsTables:
 
 # ------------------------------------------------------------------ compiled
 @kernel
-def write_observation(buf, T, O, S, player, obs, marks, marked):
-    """Write ``player``'s observation of the state ``buf`` into ``obs``: the terrain, the pieces, the
-    selected piece, the global features. ``S``: the writer's scratch (:class:`ObsScratch`).
+def write_observation(buf, T, O, player, obs, memo, counts):
+    """Write ``player``'s observation of the state ``buf`` into ``obs``: the terrain, the pieces, the global
+    features. ``O``: the writer's tables (``ObsTables.kernel`` read with ``tables.unpack``).
 
-    The pieces are drawn as a list of entries (:func:`draw_pieces`), then each entry is listed once with
-    its largest value. ``marks`` (int32) and ``marked`` (float32) remember the list of the last write into
-    this very ``obs``: ``marks[0]`` its length (-1: not written yet), the entries after it, their values
-    in ``marked``. The two lists' common head and tail are unchanged; an entry of one list's middle is
-    nowhere else in the other list (each lists an entry once), so only the middles are cleared or
-    written (a row is 62 KB; most decisions change a few entries). ``marks[0] == -1``, or a ``marks`` of
-    size 1 (nothing remembered), writes the whole vector. (The loops call no function with arrays:
-    numba counts references to arrays passed to a call.)"""
-    drawn = draw_pieces(buf, T, O, player, S.entries, S.values)
-    entries, values, stamp = S.entries, S.values, S.stamp
-    gen = stamp[stamp.size - 1] + 1                    # this write's number (15 bits; then the stamps restart)
-    if gen * STAMP_WRITE >= 1 << 31:
-        stamp[:] = 0
-        gen = 1
-    stamp[stamp.size - 1] = gen
-    tag = gen * STAMP_WRITE
-    n = 0
-    for k in range(drawn):                             # each entry once, with its largest value
-        i = entries[k]
-        st = stamp[i]
-        if st - (st & (STAMP_WRITE - 1)) != tag:
-            stamp[i] = tag + n
-            entries[n] = i
-            values[n] = values[k]
-            n += 1
-        elif values[k] > values[st & STAMP_AT]:
-            values[st & STAMP_AT] = values[k]
-    old = marks[0] if marks.size > 1 else -1
-    lo, stored = 0, n                                  # marks[1 + lo:1 + stored] to rewrite
-    if old >= 0:
-        top = min(old, n)
-        while lo < top and marks[1 + lo] == entries[lo] and marked[lo] == values[lo]:
-            lo += 1
-        hi = 0
-        while hi < top - lo and marks[old - hi] == entries[n - 1 - hi] and marked[old - 1 - hi] == values[n - 1 - hi]:
-            hi += 1
-        for k in range(lo, old - hi):                  # the last write's middle: gone (cleared) or unchanged
-            i = marks[1 + k]
-            st = stamp[i]
-            if st - (st & (STAMP_WRITE - 1)) != tag:
-                obs[i] = 0.0
-            elif values[st & STAMP_AT] == marked[k]:
-                stamp[i] = st | STAMP_SAME
-        for k in range(lo, n - hi):
-            if not stamp[entries[k]] & STAMP_SAME:
-                obs[entries[k]] = values[k]
-        if n == old:
-            stored = n - hi                            # the tail stays where it is in ``marks``
-    else:
-        obs[:] = O.template
-        for k in range(n):
-            obs[entries[k]] = values[k]
-    if marks.size > 1:
-        for k in range(lo, stored):
-            marks[1 + k] = entries[k]
-            marked[k] = values[k]
-        marks[0] = n
+    ``memo`` and ``counts`` (:func:`new_memo`) remember the last write into this very ``obs``: each piece's
+    key (:func:`piece_keys`) and, per plane entry, how many pieces draw it. A piece whose key changed is
+    taken away (its entries' counts decremented; an entry no piece draws any more cleared), then drawn
+    again (:func:`piece_entries`). An entry holds the largest value of the pieces that draw it (a leader's
+    value: two leaders may share a hex), so where the one that set it goes and another stays, it is
+    recomputed. A change of observer would change every key (6 % of the decisions): then, as when nothing
+    was written yet, the vector is cleared, the terrain planes copied and every piece drawn (a sequential write of the row is
+    cheaper than taking away and drawing a thousand scattered entries). (The loops call no function with
+    arrays but the key and entry lists: numba passes an array as a dozen values.)"""
+    obs, memo, counts = borrowed(obs), borrowed(memo), borrowed(counts)   # no reference counting in the calls below
+    n = T.nu + T.nl + T.na + 1
+    new = M_KEYS + n                                   # memo[new:new + n]: the keys of this write
+    ent = new + n                                      # memo[ent:]: a piece's entries
+    recheck = ent + MAX_ENTRIES                        # memo[recheck:]: the entries to recompute
+    if memo[M_OBSERVER] != player + 1:
+        obs[:] = 0.0
+        terrain = O.terrain
+        for i in range(terrain.size):
+            obs[i] = terrain[i]
+        counts[:] = 0
+        memo[M_KEYS:new] = -1
+        memo[M_OBSERVER] = player + 1
+    entries = memo[ent:recheck]
+    piece_keys(buf, T, player, memo[new:ent])
+    m = recheck
+    for p in range(n):
+        old = memo[M_KEYS + p]
+        if memo[new + p] == old or old < 0:
+            continue
+        k = piece_entries(T, O, p, old, entries)
+        for j in range(k):
+            e = entries[j]
+            c = counts[e] - 1
+            counts[e] = c
+            if c == 0:
+                obs[e] = 0.0
+            elif j == 0 and p < T.nu + T.nl and valued_entry(T, O, p, old)[1] == obs[e]:
+                memo[m] = e                            # its largest value goes, others stay
+                m += 1
+    for p in range(n):
+        key = memo[new + p]
+        if key == memo[M_KEYS + p]:
+            continue
+        memo[M_KEYS + p] = key
+        if key < 0:
+            continue
+        k = piece_entries(T, O, p, key, entries)
+        if p < T.nu + T.nl:
+            e, v = valued_entry(T, O, p, key)
+            counts[e] += 1
+            if v > obs[e]:
+                obs[e] = v
+        for j in range(1 if p < T.nu + T.nl else 0, k):
+            e = entries[j]
+            counts[e] += 1
+            obs[e] = 1.0
+    for k in range(recheck, m):
+        e = memo[k]
+        h = e % T.nh
+        best = 0.0
+        for p in range(T.nu + T.nl):
+            key = memo[M_KEYS + p]
+            if key >= 0 and (key & HEX_MASK) == h:
+                e2, v = valued_entry(T, O, p, key)
+                if e2 == e and v > best:
+                    best = v
+        obs[e] = best
     obs[O.features[F_TURN]:] = 0.0
     write_features(buf, T, O, player, obs)
 
 
 @kernel
-def draw_pieces(buf, T, O, player, entries, values):
-    """The pieces' entries (plane offset + hex) and values into ``entries``, ``values`` (an entry may come
-    more than once: a hex shows its strongest unit of each kind and its best leader, and a hex in two
-    ZOCs is set once); returns their number. Own planes follow their enemy twins in :data:`KERNEL_PLANES`."""
+def piece_keys(buf, T, player, keys):
+    """What each piece shows ``player``, into ``keys`` (see :data:`HEX_BITS`): for a unit, its strength and
+    disrupted mark or ZOC (7.1: an undisrupted unit's ZOC covers the six hexes around it), four own marks
+    (of the active corps, done, must attack, out of command) or two enemy marks (attacked, must be
+    attacked), and its side in the attack being declared; for a leader, his value and the active corps
+    mark; for a gun, its hex and target; the selected piece's hex."""
     u_hex, u_dis, u_flags, _, l_hex, l_flags, a_hex, a_owner, a_target, _, g = fields(buf, T)
-    planes = O.planes
-    n = 0
+    nu, nl, na = T.nu, T.nl, T.na
     active = g[G_ACTIVE]
     active_side = T.corps_side[active] if active >= 0 else -1
-    for u in range(T.nu):
+    for u in range(nu):
         h = u_hex[u]
         if h < 0:
+            keys[u] = -1
             continue
-        disrupted = u_dis[u] == 1
         flags = u_flags[u]
-        own = 1 if T.unit_side[u] == player else 0
-        entries[n], values[n] = O.unit_plane[player, u] + h, O.strengths[1 if disrupted else 0, u]
-        n += 1
-        if disrupted:
-            entries[n], values[n] = planes[P_DISRUPTED + own] + h, 1.0
-            n += 1
-        else:  # 7.1: an undisrupted unit's ZOC covers the six hexes around it
-            zoc = planes[P_ZOC + own]
-            for d in range(6):
-                t = T.neighbors[h, d]
-                if t >= 0:
-                    entries[n], values[n] = zoc + t, 1.0
-                    n += 1
-        if own:
+        key = h
+        if u_dis[u] == 1:
+            key |= K_DIS
+        if T.unit_side[u] == player:
+            key |= K_OWN
             if T.unit_corps[u] == active:
-                entries[n], values[n] = planes[P_ACTIVE_CORPS] + h, 1.0
-                n += 1
+                key |= K_ACTIVE
             if flags & (F_MOVED | F_SPENT | F_ATK):
-                entries[n], values[n] = planes[P_DONE] + h, 1.0
-                n += 1
+                key |= K_DONE
             if flags & F_MUST_ATK and not flags & F_ATK:
-                entries[n], values[n] = planes[P_MUST_ATTACK] + h, 1.0
-                n += 1
+                key |= K_MUST_ATTACK
             if flags & F_OOC:
-                entries[n], values[n] = planes[P_OUT_OF_COMMAND] + h, 1.0
-                n += 1
+                key |= K_OOC
         else:
             if flags & F_DEF:
-                entries[n], values[n] = planes[P_ATTACKED] + h, 1.0
-                n += 1
+                key |= K_ATTACKED
             if flags & F_MUST_DEF and not flags & F_DEF:
-                entries[n], values[n] = planes[P_MUST_BE_ATTACKED] + h, 1.0
-                n += 1
-        if active >= 0 and flags & F_IN_ATK:  # the attack being declared
-            entries[n] = planes[P_ATTACKERS if T.unit_side[u] == active_side else P_DEFENDERS] + h
-            values[n] = 1.0
-            n += 1
-    for l in range(T.nl):
+                key |= K_MUST_BE_ATTACKED
+        if active >= 0 and flags & F_IN_ATK:
+            key |= K_IN_ATTACK
+            if T.unit_side[u] == active_side:
+                key |= K_ATTACKER
+        keys[u] = key
+    for l in range(nl):
         h = l_hex[l]
-        if h < 0:
-            continue
-        entries[n], values[n] = O.leader_plane[player, l] + h, O.leader_values[l]
-        n += 1
-        if T.leader_side[l] == player and T.leader_corps[l] == active and not l_flags[l] & LF_MOVED:
-            entries[n], values[n] = planes[P_ACTIVE_CORPS] + h, 1.0
-            n += 1
-    for a in range(T.na):
-        h = a_hex[a]
+        key = -1
         if h >= 0:
-            entries[n], values[n] = planes[P_ARTILLERY + (1 if a_owner[a] == player else 0)] + h, 1.0
-            n += 1
-        if a_target[a] >= 0:
-            entries[n], values[n] = planes[P_TARGETS] + a_target[a], 1.0
-            n += 1
+            key = h
+            if T.leader_side[l] == player:
+                key |= K_OWN
+                if T.leader_corps[l] == active and not l_flags[l] & LF_MOVED:
+                    key |= K_ACTIVE
+        keys[nu + l] = key
+    for a in range(na):
+        h, t = a_hex[a], a_target[a]
+        key = -1
+        if h >= 0 or t >= 0:
+            key = (t + 1) << TARGET_SHIFT if t >= 0 else 0
+            if h >= 0:
+                key |= h + 1
+                if a_owner[a] == player:
+                    key |= K_OWN
+        keys[nu + nl + a] = key
     sel = g[G_SEL]
+    h = -1
     if sel >= 0:
-        h = u_hex[sel] if sel < T.nu else l_hex[sel - T.nu]
-        if h >= 0:
-            entries[n], values[n] = planes[P_SELECTED] + h, 1.0
+        h = u_hex[sel] if sel < nu else l_hex[sel - nu]
+    keys[nu + nl + na] = h if h >= 0 else -1
+
+
+@kernel
+def valued_entry(T, O, p, key):
+    """(entry, value) of the one entry of unit or leader ``p`` (drawn with ``key >= 0``) whose value is not
+    1: the unit's strength, the leader's value."""
+    h = key & HEX_MASK
+    own = 1 if key & K_OWN else 0
+    if p < T.nu:
+        seat = T.unit_side[p] if own else 1 - T.unit_side[p]
+        return O.unit_plane[seat, p] + h, O.strengths[1 if key & K_DIS else 0, p]
+    l = p - T.nu
+    seat = T.leader_side[l] if own else 1 - T.leader_side[l]
+    return O.leader_plane[seat, l] + h, O.leader_values[l]
+
+
+@kernel
+def piece_entries(T, O, p, key, entries):
+    """The entries of piece ``p`` as its ``key`` (>= 0) shows it, into ``entries``; their number returned.
+    A unit's or leader's first entry is :func:`valued_entry`, every other entry's value is 1. Own planes
+    follow their enemy twins in :data:`KERNEL_PLANES`."""
+    planes = O.planes
+    own = 1 if key & K_OWN else 0
+    if p >= T.nu + T.nl + T.na:
+        entries[0] = planes[P_SELECTED] + key
+        return 1
+    if p >= T.nu + T.nl:
+        h1, t1 = key & HEX_MASK, (key >> TARGET_SHIFT) & HEX_MASK
+        n = 0
+        if h1:
+            entries[n] = planes[P_ARTILLERY + own] + h1 - 1
             n += 1
+        if t1:
+            entries[n] = planes[P_TARGETS] + t1 - 1
+            n += 1
+        return n
+    h = key & HEX_MASK
+    entries[0] = valued_entry(T, O, p, key)[0]
+    n = 1
+    if key & K_ACTIVE:
+        entries[n] = planes[P_ACTIVE_CORPS] + h
+        n += 1
+    if p >= T.nu:
+        return n
+    if key & K_DIS:
+        entries[n] = planes[P_DISRUPTED + own] + h
+        n += 1
+    else:
+        zoc = planes[P_ZOC + own]
+        for d in range(6):
+            t = T.neighbors[h, d]
+            if t >= 0:
+                entries[n] = zoc + t
+                n += 1
+    if key & K_DONE:
+        entries[n] = planes[P_DONE] + h
+        n += 1
+    if key & K_MUST_ATTACK:
+        entries[n] = planes[P_MUST_ATTACK] + h
+        n += 1
+    if key & K_OOC:
+        entries[n] = planes[P_OUT_OF_COMMAND] + h
+        n += 1
+    if key & K_ATTACKED:
+        entries[n] = planes[P_ATTACKED] + h
+        n += 1
+    if key & K_MUST_BE_ATTACKED:
+        entries[n] = planes[P_MUST_BE_ATTACKED] + h
+        n += 1
+    if key & K_IN_ATTACK:
+        entries[n] = planes[P_ATTACKERS if key & K_ATTACKER else P_DEFENDERS] + h
+        n += 1
     return n
 
 

@@ -269,7 +269,7 @@ def build_state(E, options: dict) -> Any:
         g[G_PLAYER] = -1
     elif int(g[G_DEC]) == D_NONE:
         g[G_PLAYER] = 0
-        enter_phase(s.buf, E.blob, E.blob_dtype, phase)
+        enter_phase(s.buf, E.tables, phase)
     else:
         _check_pending(E, s, pos)
     if "victory_points" in pos:

@@ -24,7 +24,7 @@ from ..core.options import Option, check_options
 from . import actions as A
 from . import combat, observation, position, view
 from . import compiled
-from .decisions import ILLEGAL
+from .decisions import ILLEGAL, OK
 from .events import log_lines, piece_name
 from .state import (AC_ATT_LEADERS, AC_CHARGE, D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS, D_MOVE_DEST,
                     D_MOVE_SELECT, D_NONE, DECISION_KEYS, DECISION_NAMES, F_IN_ATK, G_ACTIVE, G_ART_IDX, G_ATTACK, G_DEC,
@@ -41,7 +41,7 @@ class BreitenfeldEngine(Engine):
     def __init__(self, data_dir=None):
         self.D = D = load_data(data_dir)
         self.T = kernel_tables(D)
-        self.blob, self.blob_dtype = pack_tables(self.T)
+        self.tables = pack_tables(self.T)   # what the compiled entry points read (compiled.py)
         self.grid = D.grid
         self.codec = A.ActionCodec(D.n_corps, D.n_units, D.n_leaders, D.grid.n)
         self.num_actions = self.codec.size
@@ -52,14 +52,15 @@ class BreitenfeldEngine(Engine):
             self.corps_units[c] + tuple(D.n_units + l for l in D.corps_leaders[c]) for c in range(D.n_corps))
         self.obs_layout = observation.make_layout(D)
         self._events = EventBuffer()
-        self._mask = np.zeros(self.num_actions, dtype=np.bool_)
         self._work = new_work(D.grid.n)
-        self._last_mask: tuple[bytes, np.ndarray] = (b"", self._mask)   # legal_mask's last (state bytes, mask)
+        # the mask of the last position a rule call left or legal_mask computed (state bytes, mask), and the
+        # scratch the next call writes
+        self._mask = np.zeros(self.num_actions, dtype=np.bool_)
+        self._last_mask: tuple[bytes, np.ndarray] = (b"", np.zeros(self.num_actions, dtype=np.bool_))
         # observe: the observation buffer and what its last write set (observation.write_observation)
         self._obs_kernel = observation.tables(self).kernel
         self._obs = self.obs_layout.new()
-        self._obs_scratch = observation.new_scratch(self)
-        self._obs_marks, self._obs_marked = (a[0] for a in observation.new_marks(1, D))
+        self._obs_memo, self._obs_counts = (a[0] for a in observation.new_memo(1, self))
 
     # ------------------------------------------------------------------ lifecycle
     #: ``reset(options=...)``: checked by ``core.options.check_options`` (see the env docstring)
@@ -69,29 +70,40 @@ class BreitenfeldEngine(Engine):
     def new_state(self, options: dict[str, Any] | None, dice) -> Any:
         options = check_options(self.name, options, self.OPTIONS)
         s = position.build_state(self, options)
-        self._run(s, dice, lambda dv, ds, ev, evn: compiled.advance(s.buf, self.blob, self.blob_dtype, dv, ds, ev,
-                                                                    evn, self._work))
+        self._run(s, dice, compiled.advance)
         if options["position"] is not None:
             problems = self.check_invariants(s)
             if problems:
                 raise ScenarioError(f"position: not a position the rules can reach: {problems[0]}")
         return s
 
-    def _run(self, s, dice, call) -> None:
-        """``call(dv, ds, ev, evn)``, a compiled rule on ``s.buf`` with ``dice``; its events go to ``s.log``.
-        A scripted die that runs out or does not fit leaves ``s`` as it was (and raises); ``dice`` None
-        (a decision that rolls nothing) reads as no dice at all."""
-        ev = self._events
-        dice = ScriptedDice(()) if dice is None else dice
+    def _run(self, s, dice, entry, *args):
+        """``entry(buf, tables, dv, ds, ev, evn, mask, work, *args)``, a compiled rule on ``s.buf`` with
+        ``dice``, which leaves the new decision's mask in ``mask`` (kept for :meth:`legal_mask`); its events go
+        to ``s.log``. A scripted die that runs out or does not fit leaves ``s`` as it was (and raises);
+        ``dice`` None (a decision that rolls nothing) reads as no dice at all. Returns what ``entry`` returns."""
+        ev, buf, mask = self._events, s.buf, self._mask
+        out = []
         try:
-            apply_with_dice(s.buf, dice, lambda dv, ds: call(dv, ds, ev.ev, ev.evn))
+            apply_with_dice(buf, ScriptedDice(()) if dice is None else dice, lambda dv, ds: out.append(
+                entry(buf, self.tables, dv, ds, ev.ev, ev.evn, mask, self._work, *args)))
         finally:
-            rows = ev.drain()  # a copy
-        if len(rows):
-            s.defer_log(self._sentences, rows)
+            if ev.evn[0]:
+                s.defer_log(self._sentences, ev.drain())   # a copy of the events
+        if out[0] == OK:
+            self._keep_mask(buf)
+        return out[0]
+
+    def _keep_mask(self, buf) -> None:
+        """The mask scratch holds ``buf``'s legal options: it becomes the kept mask (``legal_mask`` hands out
+        copies of it), the previous one the scratch."""
+        self._mask, self._last_mask = self._last_mask[1], (buf.tobytes(), self._mask)
 
     def _sentences(self, rows) -> list[str]:
         return log_lines(self, rows)
+
+    def progress(self, state) -> tuple[bool, bool, int, int]:
+        return compiled.progress(state.g)
 
     def current_player(self, state) -> int:
         return -1 if state.g[G_DONE] else int(state.g[G_PLAYER])
@@ -101,12 +113,12 @@ class BreitenfeldEngine(Engine):
 
     def returns(self, state) -> np.ndarray:
         out = np.zeros(2, dtype=np.float32)
-        compiled.write_returns(state.buf, self.blob, self.blob_dtype, out)
+        compiled.write_returns(state.buf, self.tables, out)
         return out
 
     def victory_points(self, state) -> tuple[int, int]:
         """(Allied, Imperial) victory points (reference section 6, 5.33)."""
-        a, i = compiled.victory_points(state.buf, self.blob, self.blob_dtype)
+        a, i = compiled.victory_points(state.buf, self.tables)
         return int(a), int(i)
 
     def scores(self, state) -> np.ndarray:
@@ -125,10 +137,15 @@ class BreitenfeldEngine(Engine):
 
     # ------------------------------------------------------------------ masks
     def legal_mask(self, state) -> np.ndarray:
-        mask = np.zeros(self.num_actions, dtype=bool)
-        compiled.legal_options(state.buf, self.blob, self.blob_dtype, mask, self._work)
-        self._last_mask = (state.buf.tobytes(), mask.copy())
-        return mask
+        """A new array: the kept mask when it is this very position's (each rule call leaves its new decision's
+        mask: ``_run``), else computed."""
+        key, mask = self._last_mask
+        buf = state.buf
+        if key != buf.tobytes():
+            compiled.legal_options(buf, self.tables, self._mask, self._work)
+            self._keep_mask(buf)
+            mask = self._last_mask[1]
+        return mask.copy()
 
     def legal_actions(self, state) -> list[int]:
         return np.flatnonzero(self.legal_mask(state)).tolist()
@@ -142,17 +159,14 @@ class BreitenfeldEngine(Engine):
         if s.g[G_DONE]:
             raise IllegalActionError("the game is over")
         action = int(action)
-        # the mask just computed for this very position (the AEC loop asks for it first) spares the kernel
-        # computing it again
+        # the mask kept for this very position (the AEC loop asks for it first) spares the kernel computing it
         key, mask = self._last_mask
         checked = key == s.buf.tobytes()
         if checked and not (0 <= action < self.num_actions and mask[action]):
-            status = [ILLEGAL]
+            status = ILLEGAL
         else:
-            status = []
-            self._run(s, dice, lambda dv, ds, ev, evn: status.append(compiled.apply_action(
-                s.buf, self.blob, self.blob_dtype, action, dv, ds, ev, evn, self._mask, self._work, checked)))
-        if status[0] == ILLEGAL:
+            status = self._run(s, dice, compiled.apply_action, action, checked)
+        if status == ILLEGAL:
             raise IllegalActionError(
                 f"illegal action {action} ({self._describe(s, action)}) at decision '{self.decision_name(s)}'")
 
@@ -218,7 +232,7 @@ class BreitenfeldEngine(Engine):
             return "resolve attack"
         mode = combat.CHARGE_MARKED if int(s.g[G_DEC]) == D_LEADER else (
             combat.CHARGE_ELIGIBLE if charge else combat.CHARGE_NONE)
-        _, _, col, charging = compiled.attack_odds(s.buf, self.blob, self.blob_dtype, mode, leaders[0],
+        _, _, col, charging = compiled.attack_odds(s.buf, self.tables, mode, leaders[0],
                                                    leaders[1])
         dh = "+".join(sorted(D.grid.ids[int(s.u_hex[d])] for d in sd))
         ah = "+".join(sorted(D.grid.ids[int(s.u_hex[a])] for a in sa))
@@ -240,13 +254,13 @@ class BreitenfeldEngine(Engine):
     def observe(self, state, player: int) -> np.ndarray:
         """A new array: the engine's own observation buffer, updated in place for ``state`` (only what
         changed since its last write: ``observation.write_observation``), then copied."""
-        compiled.write_observation(state.buf, self.blob, self.blob_dtype, *self._obs_kernel, *self._obs_scratch,
-                                   int(player), self._obs, self._obs_marks, self._obs_marked)
+        compiled.write_observation(state.buf, self.tables, self._obs_kernel, int(player), self._obs,
+                                   self._obs_memo, self._obs_counts)
         return self._obs.copy()
 
     def eligible_attackers(self, state) -> set[int]:
         """The units that may attack now (8.14, 8.23), for Python readers (agents)."""
-        return set(np.flatnonzero(compiled.eligible_attackers(state.buf, self.blob, self.blob_dtype)).tolist())
+        return set(np.flatnonzero(compiled.eligible_attackers(state.buf, self.tables)).tolist())
 
     def to_position(self, state) -> dict[str, Any]:
         return position.to_position(self, state)

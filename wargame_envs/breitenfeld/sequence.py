@@ -26,7 +26,7 @@ from .state import (D_ART, D_COMBAT, D_MOVE_SELECT, D_NONE, D_SWAP, F_TURN_CLEAR
                     G_DEC, G_DONE, G_DRAWN, G_MAY0, G_MP, G_PHASE, G_PLAYER, G_SEL, G_SWAP_USED, G_TE_ADDED,
                     G_TE_IN_CUP, G_TE_OPT, G_TURN, G_VIS, G_VIS_OPT, PH_ACTIVATION, PH_ARTILLERY, PH_COMBAT,
                     PH_MOVEMENT, PH_OVER, PH_TURN_START)
-from .tables import W_AT, W_OUT, block, fields, globals_of, place_units
+from .tables import W_AT, W_OUT, block, fields, globals_of, note_listed, place_units
 
 
 @kernel
@@ -40,6 +40,7 @@ def advance(buf, T, dv, ds, ev, evn, work):
     """Run the automatic parts of the sequence until a decision is pending or the game is over. ``work``:
     scratch (``tables.new_work``)."""
     g = globals_of(buf, T)
+    note_listed(work, T, D_NONE, 0, 0)
     while g[G_DEC] == D_NONE:
         ph = g[G_PHASE]
         if ph == PH_OVER:
@@ -102,9 +103,11 @@ def artillery_step(buf, T, dv, ds, ev, evn, work):
         side = g[G_ART_SIDE]
         a = g[G_ART_IDX]
         while a < T.na:
-            if a_hex[a] >= 0 and a_owner[a] == side and targets(buf, T, a, out) > 0:
+            n = targets(buf, T, a, out) if a_hex[a] >= 0 and a_owner[a] == side else 0
+            if n > 0:
                 g[G_ART_IDX] = a
                 set_decision(g, D_ART, side)
+                note_listed(work, T, D_ART, n, 1)
                 return
             a += 1
         g[G_ART_SIDE] = side + 1
@@ -200,8 +203,10 @@ def movement_step(buf, T, work):
     at = place_units(u_hex, block(work, T, W_AT))
     out = block(work, T, W_OUT)
     active = g[G_ACTIVE]
-    if selectable_pieces(buf, T, at, active, out) > 0:
+    n = selectable_pieces(buf, T, at, active, out)
+    if n > 0:
         set_decision(g, D_MOVE_SELECT, T.corps_side[active])
+        note_listed(work, T, D_MOVE_SELECT, n, 0)
         return
     enter_combat(buf, T)
 
@@ -220,8 +225,10 @@ def combat_step(buf, T, work):
     g = globals_of(buf, T)
     C = combat.context(buf, T)
     out = block(work, T, W_OUT)
-    if combat.start_candidates(T, fields(buf, T)[0], C, out) > 0:
+    n = combat.start_candidates(T, fields(buf, T)[0], C, out)
+    if n > 0:
         set_decision(g, D_COMBAT, T.corps_side[g[G_ACTIVE]])
+        note_listed(work, T, D_COMBAT, n, 1 if C[combat.C_N1] == 0 and C[combat.C_N2] == 0 else 0)
         return
     if C[combat.C_N1] > 0 or C[combat.C_N2] > 0:
         raise RuntimeError("combat obligations left that no attack can meet (engine bug)")

@@ -1,11 +1,12 @@
 """The scenario's tables as the compiled rules read them: the ints and int64 arrays of :class:`Tables`,
-packed into one int64 array (the *blob*) laid out by a structured dtype.
+packed into one structured numpy array of one element (the *packed tables*, a field per name).
 
 :func:`kernel_tables` builds them from the loaded data (``data.BreitenfeldData``), :func:`pack_tables`
-packs them once per engine; the compiled entry points (``compiled.py``, ``batch.py``) take ``(blob, dt)``
-as arguments (never module globals, so the on-disk cache of the compiled code stays valid for any
-``data_dir``) and :func:`unpack` reads the blob as one numba record ``T`` (``T.nu``, ``T.neighbors[h, d]``),
-which every rule function takes. Flags are 0/1 ints. :func:`fields` slices the state buffer into its
+packs them once per engine; the compiled entry points (``compiled.py``, ``batch.py``) take the packed
+tables as one argument (never a module global, so the on-disk cache of the compiled code stays valid for
+any ``data_dir``; one argument, because numba checks the type of each argument of every call from Python)
+and :func:`unpack` reads them as one numba record ``T`` (``T.nu``, ``T.neighbors[h, d]``), which every
+rule function takes. Flags are 0/1 ints. :func:`fields` slices the state buffer into its
 fields.
 """
 
@@ -87,22 +88,30 @@ def kernel_tables(D) -> Tables:
     return Tables(**t)
 
 
-def pack_tables(T: Tables) -> tuple[np.ndarray, np.dtype]:
-    """``(blob, dt)``: the tables as one read-only int64 array and its layout, a structured dtype with a
-    field per name of :class:`Tables` (arrays as sub-arrays)."""
-    dt = np.dtype([(name, np.int64) for name in SCALARS] +
-                  [(name, np.int64, getattr(T, name).shape) for name in ARRAYS])
-    rec = np.zeros(1, dtype=dt)
-    for name in SCALARS + ARRAYS:
-        rec[0][name] = getattr(T, name)
-    blob = rec.view(np.int64)
-    blob.setflags(write=False)
-    return blob, dt
+def pack_tables(T: Tables) -> np.ndarray:
+    """The tables as one read-only structured array of one element, a field per name of :class:`Tables`
+    (arrays as sub-arrays)."""
+    return pack({name: getattr(T, name) for name in SCALARS + ARRAYS},
+                [(name, np.int64) for name in SCALARS + ARRAYS])
 
 
-# the blob read as one numba record (``T.nu``, ``T.neighbors[h, d]``), and borrowed 1-D views of the state
-# buffer: both cost no reference counting (core.kernel_records)
-unpack = as_record
+def pack(arrays: dict, kinds: list) -> np.ndarray:
+    """``arrays`` as one read-only structured array of one element: a field per ``(name, dtype)`` of ``kinds``,
+    shaped as its value."""
+    rec = np.zeros(1, dtype=np.dtype([(name, kind, np.shape(arrays[name])) for name, kind in kinds]))
+    for name, _ in kinds:
+        rec[0][name] = arrays[name]
+    rec.setflags(write=False)
+    return rec
+
+
+@kernel
+def unpack(packed):
+    """Packed tables (:func:`pack`) read as one record, a pointer: no reference counting (core.kernel_records)."""
+    return as_record(packed, packed.dtype)
+
+
+# borrowed 1-D views of the state buffer: no reference counting (core.kernel_records)
 view = borrowed_view
 
 
@@ -127,9 +136,11 @@ def globals_of(buf, T):
 
 #: ``work``: the int64 scratch the compiled entry points take (``new_work``), cut into blocks of ``nh + 1``:
 #: MP costs (``cost``, what ``legal_options`` leaves for a destination decision), the unit of each hex, a list of
-#: pieces, and the working arrays of the movement search (``movement.cheapest``: two queues of 6 blocks each).
-W_COST, W_AT, W_OUT, W_BEST, W_STOP, W_BARRED, W_HEAD, W_TAIL, W_QUEUED, W_AFTER = 0, 1, 2, 3, 4, 5, 6, 7, 8, 14
-WORK_BLOCKS = 20
+#: pieces, the working arrays of the movement search (``movement.cheapest``: two queues of 6 blocks each), and
+#: what the ``W_OUT`` list holds (``W_LISTED``: see :func:`note_listed`).
+W_COST, W_AT, W_OUT, W_BEST, W_STOP, W_BARRED, W_HEAD, W_TAIL, W_QUEUED, W_AFTER, W_LISTED = (
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 14, 20)
+WORK_BLOCKS = 21
 
 
 def new_work(nh: int) -> np.ndarray:
@@ -147,6 +158,24 @@ def block(work, T, k):
 def blocks(work, T, k, count):
     """Blocks ``k`` .. ``k + count - 1`` of ``work`` as one borrowed view."""
     return view(work, k * (T.nh + 1), (k + count) * (T.nh + 1))
+
+
+@kernel
+def note_listed(work, T, decision, n, end):
+    """The sequence set ``decision`` after listing its options in the ``W_OUT`` block (``n`` of them; ``end``:
+    END is one too), so that the mask written next for this very state need not list them again
+    (``decisions.legal_options``); ``decision`` D_NONE (0): nothing listed."""
+    k = W_LISTED * (T.nh + 1)
+    work[k] = decision
+    work[k + 1] = n
+    work[k + 2] = end
+
+
+@kernel
+def listed(work, T):
+    """(decision, number of options, END too) last noted by :func:`note_listed`."""
+    k = W_LISTED * (T.nh + 1)
+    return work[k], work[k + 1], work[k + 2]
 
 
 @kernel

@@ -21,7 +21,8 @@ from .state import (
     N_DECISION_KINDS, RETIRED,
 )
 from .rules.board import flight_points
-from .rules.kstate import make_ctx
+from .rules.handles import load_bound
+from .rules.turn import current_options
 from .rules.records import record
 from .rules.leaders import command_ratings
 
@@ -47,10 +48,9 @@ def build_layout(eng) -> ObservationLayout:
 def observe(eng, s, player: int) -> np.ndarray:
     """The observation of ``player`` (a new float32 array): the engine's own buffer for that player, updated
     in place by :func:`write_obs` (only what changed since its last write), then copied."""
-    obs, marks = eng._obs_buffers[player]
-    k_observe(s.buf, eng.tables(s), eng._obs_kernel, eng._options(s), int(player), obs, marks, *eng._no_roll,
-              *eng._zoc)
-    return obs.copy()
+    player = int(player)
+    k_observe(eng.bound(s), player)
+    return eng._obs_rows[player].copy()
 
 
 # ooff indices: plane and feature offsets the kernel writes at
@@ -336,10 +336,14 @@ def write_features(c, T, O, player, obs):
 
 
 @kernel
-def k_observe(buf, T, O, mask, player, obs, marks, dv, ds, ev, evn, zc, zu):
-    """:func:`write_obs` for one game (``dv`` .. ``zu``: the context's unused dice, events and ZOC room)."""
-    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
-    write_obs(c, T, O, mask, player, obs, marks)
+def k_observe(bound, player):
+    """:func:`write_obs` for the game bound as ``bound`` (the address of its ``rules/kstate.Bound`` ``G``:
+    ``rules/handles.py``): the view of ``player`` into the engine's buffer ``G.obs[player]`` (what it holds:
+    ``G.marks[player]``), with the pending options (``G.c.opts``, made current)."""
+    G = load_bound(bound)
+    current_options(G)
+    c = G.c
+    write_obs(c, G.T, G.O, c.opts, player, G.obs[player], G.marks[player])
 
 
 def observe_reference(eng, s, player: int) -> np.ndarray:
@@ -508,7 +512,7 @@ def prepare(eng) -> None:
 
 def _prepare_kernel(eng) -> None:
     """The tables :func:`write_obs` reads (:class:`ObsKernel`, float form) and the engine's buffers: per
-    player an observation and its marks."""
+    player a row of observation and of marks."""
     N, pi = eng.N, eng._plane_index
     template = eng.obs_layout.new()
     template[eng._static_slice] = eng._static_planes
@@ -529,7 +533,9 @@ def _prepare_kernel(eng) -> None:
                          "standard_captured")], dtype=np.int64)
     eng._obs_tables = (units, leader_planes, std_planes, ooff, template)
     eng._obs_kernel = obs_kernel(eng, "float")
-    eng._obs_buffers = tuple((eng.obs_layout.new(), new_marks(1, eng)[0]) for _ in range(2))
+    eng._obs = np.zeros((2, eng.obs_layout.size), np.float32)
+    eng._obs_rows = tuple(eng._obs)
+    eng._obs_marks = new_marks(2, eng)
 
 
 def obs_kernel(eng, form: str):

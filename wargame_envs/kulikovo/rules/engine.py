@@ -5,18 +5,21 @@ deaths, Ambush Regiment), ``board`` (entering hexes, Disorder / Retire / Elimina
 ``activation`` (sequence of play, Standards, Flight), ``movement``, ``fire`` (missile fire,
 counter-charge against fire, retreats), ``shock`` (shock, charge, results), ``setup`` and ``turn`` (the
 task stack's driver and the entry points). This class holds the scenario's tables, builds initial
-states, calls the kernels (one call per decision) and turns their events into the log; the batched
-backend (``kulikovo/batch.py``) calls the same kernels for N games at once.
+states, calls the kernels (one call per decision, on the state bound once to the engine's tables and
+scratch: :meth:`KulikovoEngine.bound`) and hands their events to the log, which formats them when read; the
+batched backend (``kulikovo/batch.py``) calls the same kernels for N games at once.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ...core.chance import DS_SIZE
+from ...core.dice import Dice
 from ...core.engine import Engine
 from ...core.errors import IllegalActionError, ScenarioError
 from ...core.events import EventBuffer
@@ -35,9 +38,11 @@ from ..state import (
     LF_REAL, NORMAL, RETIRED, STACK_DEPTH, STATUS_NAMES, TASK_WIDTH, state_class,
 )
 from .hidden import HiddenInfoMixin
+from .handles import bound_address
+from .kstate import bind, bind_like
 from .leaders import check_ambush_hexes
 from .tables import tables_for
-from .turn import k_options, k_ratings, k_reveal, k_settle, k_step, k_zoc
+from .turn import GAME_OVER, k_options, k_progress, k_ratings, k_reveal, k_settle, k_step, k_zoc
 
 # reset options (core.options: type-checked; unknown names warned about and ignored)
 RESET_OPTIONS = {
@@ -66,19 +71,23 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         self._tables = tables_for(self)
         self._vis_ready: set[tuple[bool, bytes]] = set()  # the Ambush hexes whose LOS rows ``T`` holds
         self._events = EventBuffer()
-        self._mask_key, self._mask = None, np.zeros(self.num_actions, dtype=bool)  # the last mask computed
-        # kernel scratch, allocated once: the ZOC room (7.0), and no dice nor events (for reading kernels)
+        # the options last computed, and the state they are for (then a 1; turn.current_options)
+        self._mask = np.zeros(self.num_actions, dtype=bool)
+        self._seen = np.zeros(self.state_class._size + 1, dtype=np.int32)
+        self._last_bound = (None, None, None)  # the tables, address and record of the last state bound
+        # kernel scratch, allocated once: the ZOC room (7.0), and no dice (for reading kernels)
         self._zoc = (np.zeros((2, self.N), dtype=np.int64), np.empty((2, self.N, 6), dtype=np.int64))
-        self._no_roll = (np.zeros(0, dtype=np.float64), np.zeros(DS_SIZE, dtype=np.int64),
-                         np.zeros((0, 5), dtype=np.int32), np.zeros(1, dtype=np.int64))
+        self._no_roll = (np.zeros(0, dtype=np.float64), np.zeros(DS_SIZE, dtype=np.int64))
         self._leader_span = self.state_class.span("l_hex", "l_flags")  # l_hex, l_state, l_rating, l_range, l_flags
         keep = [-1] * (3 * self.NL) + [0] * self.NL + [LF_OC | LF_REAL] * self.NL
         self._leader_key_mask = np.array(keep, dtype=np.int32)
         self._unit_index = np.arange(self.U, dtype=np.int32)
         self._ambush_index = np.asarray(self.ambush_units, dtype=np.int64)
-        from ..observation import build_layout, prepare
+        from ..observation import build_layout, observe, prepare
         self.obs_layout = build_layout(self)
         prepare(self)
+        self._observe = observe
+        self._format_log = partial(format_events, self)  # the log lines of a call's events (one object, reused)
 
     def _init_tables(self, sc: Scenario) -> None:
         self.sc = sc
@@ -147,36 +156,54 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
                 self._vis_ready.add(key)
         return tb.T
 
-    def _run(self, s, dice, call) -> None:
-        """Run ``call(dv, ds, ev, evn)`` (a compiled rule on ``s`` that leaves the next decision's options
-        in ``self._mask``) with ``dice``: its events go to the log; a die that runs out or does not fit
-        (scripted dice) restores the state and raises."""
-        backup = s.buf.copy()
+    def bound(self, s):
+        """``s`` bound to this engine: the address of its ``rules/kstate.Bound`` record (``rules/handles.py``),
+        the one argument of the entry kernels besides dice and action. The record is made once per state and
+        kept on it with its address, the tables it was made with and the Ambush hexes whose LOS rows they
+        hold (15.2, :meth:`tables`); it is made again once the tables grew or the hexes changed."""
+        got = getattr(s, "_bound", None)
+        if (got is None or got[0] is not self or got[1] is not self._tables.T
+                or not (s.g[G_AMBUSH_PLACED] or got[2] == s.ambush.tobytes())):
+            T = self.tables(s)
+            if self._last_bound[0] is T:  # a record of these tables to copy the engine's part from
+                rec, address = bind_like(self._last_bound[1], s.buf)
+            else:
+                rec = bind(s.buf, T, self._obs_kernel, self._obs, self._obs_marks, self._seen, *self._no_roll,
+                           self._events.ev, self._events.evn, *self._zoc, self._mask)
+                address = bound_address(rec)
+            got = s._bound = (self, T, s.ambush.tobytes(), rec, address)
+            self._last_bound = (T, address, rec)
+        return got[4]
+
+    def _run(self, s, dice, kernel, *args) -> int:
+        """Run ``kernel(bound, dv, ds, *args)`` (a compiled rule on ``s`` that leaves the next decision's
+        options in ``self._mask`` and returns how many events it logged) with ``dice``: its events go to the
+        log (formatted when read); a die that runs out or does not fit (scripted dice) restores the state
+        and raises. Returns what the kernel returned."""
+        # seeded dice cannot run out (kernel_stream hands over plenty): only other dice need a backup
+        backup = None if type(dice) is Dice else s.buf.copy()
+        bound = self.bound(s)
         dv, ds = dice.kernel_stream()
-        ev = self._events
-        call(dv, ds, ev.ev, ev.evn)
-        rows = ev.drain()
         try:
+            n = kernel(bound, dv, ds, *args)
             dice.kernel_done(ds)
         except Exception:
-            s.buf[:] = backup
-            self._mask_key = None
+            if backup is not None:
+                s.buf[:] = backup
+            self._seen[-1] = 0  # the options are for no known state
+            self._events.evn[0] = 0
             raise
-        if len(rows):
-            s.log.extend(format_events(self, rows))
-        self._mask_key = s.buf.tobytes()
+        if n > 0:
+            s.defer_log(self._format_log, self._events.drain())
+        return n
 
     def _settle(self, s, dice) -> None:
-        T = self.tables(s)
-        self._run(s, dice, lambda dv, ds, ev, evn: k_settle(s.buf, T, dv, ds, ev, evn, *self._zoc, self._mask))
+        self._run(s, dice, k_settle)
 
     def _options(self, s) -> np.ndarray:
-        """The pending decision's legal actions as a mask (the engine's own array: read only),
-        remembered for the state it was computed on."""
-        key = s.buf.tobytes()
-        if key != self._mask_key:
-            k_options(s.buf, self.tables(s), *self._no_roll, *self._zoc, self._mask)
-            self._mask_key = key
+        """The pending decision's legal actions as a mask (the engine's own array: read only), computed
+        only when it holds another state's (``turn.current_options``)."""
+        k_options(self.bound(s))
         return self._mask
 
     def _pending(self, s) -> tuple[list[int], list[int]]:
@@ -234,7 +261,9 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         """15.2: a hand-written position whose Mongol units already see an Ambush hex places it."""
         ev = self._events
         k_reveal(s.buf, self.tables(s), ev.ev, ev.evn)
-        s.log.extend(format_events(self, ev.drain()))
+        rows = ev.drain()
+        if len(rows):
+            s.defer_log(self._format_log, rows)
 
     def _initial(self, setup: str, fd: bool, max_act: int, ambush_hexes):
         sc = self.sc
@@ -373,10 +402,11 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         if s.g[G_OVER]:
             raise ValueError("the game is over")
         a = int(action)
-        if not (0 <= a < self.num_actions and self._options(s)[a]):
+        if not 0 <= a < self.num_actions or self._run(s, dice, k_step, a) < 0:  # (k_step: -1, nothing done)
             raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[self.top(s)[0]]}'")
-        T = self.tables(s)
-        self._run(s, dice, lambda dv, ds, ev, evn: k_step(s.buf, a, T, dv, ds, ev, evn, *self._zoc, self._mask))
+
+    def progress(self, s) -> tuple[bool, bool, int, int]:
+        return k_progress(s.g, s.stack)
 
     def is_terminal(self, s) -> bool:
         return bool(s.g[G_OVER]) and not s.g[G_TRUNC]
@@ -410,11 +440,11 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
             return "game over"
         return DECISION_NAMES[self.top(s)[0]]
 
-    # Indexed by decision kind (kind 0 is unused); the last name is "game over".
-    decision_names = tuple(DECISION_NAMES.get(k, "none") for k in range(max(DECISION_NAMES) + 1)) + ("game over",)
+    # Indexed by decision kind (kind 0 is unused); the last name, GAME_OVER's, is "game over".
+    decision_names = tuple(DECISION_NAMES.get(k, "none") for k in range(GAME_OVER)) + ("game over",)
 
     def decision_id(self, s) -> int:
-        return len(self.decision_names) - 1 if s.g[G_OVER] else int(self.top(s)[0])
+        return GAME_OVER if s.g[G_OVER] else int(self.top(s)[0])
 
     def pending(self, s) -> dict[str, Any]:
         """The pending decision: kind name, player and the unit/leader/hex it concerns (public)."""
@@ -472,8 +502,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         }
 
     def observe(self, s, player: int) -> np.ndarray:
-        from ..observation import observe
-        return observe(self, s, player)
+        return self._observe(self, s, player)
 
     def to_position(self, s) -> dict[str, Any]:
         from ..position import to_position

@@ -1,5 +1,6 @@
 """The state as the compiled rules see it: :class:`Ctx`, one game's state fields as views of its int32
-buffer (same names as ``state.KulikovoState``), with the game's dice, its event buffer and scratch room.
+buffer (same names as ``state.KulikovoState``), with the game's dice, its event buffer and scratch room;
+and :class:`Bound`, what the engine's entry kernels take for one game.
 
 Every rule kernel takes ``(c, T, ...)``: ``c`` this context, ``T`` the scenario's
 :class:`~wargame_envs.kulikovo.rules.tables.Tables`.
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 from ...core.jit import kernel
 from ...core.events import emit
+from .handles import address_of, load_bound
 from .records import record
 from ..state import G_SP, N_GLOBALS, STACK_DEPTH, TASK_WIDTH
 
@@ -36,6 +38,32 @@ def make_ctx(buf, T, dv, ds, ev, evn, zc, zu, opts):
                buf[o[19]:o[19] + 2], buf[o[20]:o[20] + T.NAMB], buf[o[21]:o[21] + N_GLOBALS],
                buf[o[22]:o[22] + STACK_DEPTH * TASK_WIDTH].reshape((STACK_DEPTH, TASK_WIDTH)),
                dv, ds, ev, evn, zc, zu, opts)
+
+
+# One game bound to an engine, the one argument (with the dice) of the engine's entry kernels (``turn.k_step``,
+# ``observation.k_observe``...): the game's context ``c``, the tables ``T``, the observation's tables ``O``, the
+# engine's observation buffers (per player a row of ``obs`` and of ``marks``), the state for which ``c.opts``
+# holds the options (``seen``, see ``turn.current_options``) and a dice stream that rolls nothing (``c``'s between
+# two steps). All but ``c`` are the engine's, shared by its games. Made once per state
+# (``KulikovoEngine.bound``): building a context costs about a microsecond (a reference count per field).
+Bound = record("Bound", ("c", "T", "O", "obs", "marks", "seen", "no_dv", "no_ds"))
+
+
+@kernel
+def bind(buf, T, O, obs, marks, seen, no_dv, no_ds, ev, evn, zc, zu, opts):
+    """The :class:`Bound` of the game in ``buf`` (the rest: the engine's tables, buffers and scratch)."""
+    return Bound(make_ctx(buf, T, no_dv, no_ds, ev, evn, zc, zu, opts), T, O, obs, marks, seen, no_dv, no_ds)
+
+
+@kernel
+def bind_like(bound, buf):
+    """The :class:`Bound` of the game in ``buf`` with what ``bound`` (the address of another game's record:
+    ``handles.py``) holds of its engine, and the new record's address: the cheap :func:`bind` of a clone."""
+    G = load_bound(bound)
+    c = G.c
+    rec = Bound(make_ctx(buf, G.T, G.no_dv, G.no_ds, c.ev, c.evn, c.zc, c.zu, c.opts), G.T, G.O, G.obs, G.marks,
+                G.seen, G.no_dv, G.no_ds)
+    return rec, address_of(rec)
 
 
 

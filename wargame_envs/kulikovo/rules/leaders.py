@@ -153,7 +153,7 @@ def _command_reach(c, T, p, h0, rng, reach):
                     reach[t] = True
                     nxt[nn] = t
                     nn += 1
-        frontier[:nn] = nxt[:nn]
+        frontier, nxt = nxt, frontier
         nf = nn
 
 

@@ -19,8 +19,8 @@ from ..state import (
     A_ACT_START, A_ACTIVATE, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_FLIGHT, A_HEROIC, A_POST, A_RESOLVE,
     D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL,
     D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH, D_SETUP_DMITRI,
-    D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, G_AMBUSH_PLACED, G_DECISIONS, G_OVER, G_SP,
-    RETIRED, TASK_WIDTH,
+    D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES, G_AMBUSH_PLACED,
+    G_DECISIONS, G_OVER, G_SP, G_TRUNC, RETIRED, TASK_WIDTH,
 )
 # submodules by full name: ``from . import`` would make this module depend on the package's __init__,
 # which imports the engine, which imports this module (tests/test_cli.py checks the import graph)
@@ -30,11 +30,14 @@ import wargame_envs.kulikovo.rules.movement as movement
 import wargame_envs.kulikovo.rules.setup as setup
 import wargame_envs.kulikovo.rules.shock as shock
 from .board import eliminate
+from .handles import load_bound
 from .kstate import log, make_ctx, pop
 from .leaders import check_ambush_los, command_ratings
 from .zoc import zoc_fill
 
 FIRST_AUTO = A_ACTIVATE
+#: the decision id of a finished game (``KulikovoEngine.decision_names``: one past the last decision kind)
+GAME_OVER = max(DECISION_NAMES) + 1
 
 
 @kernel
@@ -236,25 +239,95 @@ def _ctx(buf, T, dv, ds, ev, evn, mask):
 
 
 @kernel
-def k_settle(buf, T, dv, ds, ev, evn, zc, zu, mask):
-    """Settle a new state (its opening chance); the pending decision's options into ``mask``. ``zc``,
-    ``zu``: the ZOC room (the caller's, allocated once)."""
-    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
-    settle(c, T)
+def _remember(G):
+    """``G.c.opts`` holds the options of the game's state as it is now (:func:`current_options`)."""
+    buf, seen = G.c.buf, G.seen
+    n = buf.size
+    for i in range(n):  # (a loop: ``seen[:n] = buf`` checks for overlap and copies ten times slower)
+        seen[i] = buf[i]
+    seen[n] = 1
 
 
 @kernel
-def k_step(buf, a, T, dv, ds, ev, evn, zc, zu, mask):
-    """:func:`step` on one game; the next decision's options into ``mask``."""
-    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
-    step(c, T, a)
+def _differ(a, b):
+    """Whether the first ``a.size`` entries of ``b`` differ from ``a`` (no early exit: the compiler vectorizes
+    the loop)."""
+    d = 0
+    for i in range(a.size):
+        d |= a[i] ^ b[i]
+    return d != 0
 
 
 @kernel
-def k_options(buf, T, dv, ds, ev, evn, zc, zu, mask):
-    """The pending decision's options into ``mask``; how many (``dv`` .. ``evn``: no dice, no events)."""
-    c = make_ctx(buf, T, dv, ds, ev, evn, zc, zu, mask)
-    return pending_options(c, T)
+def current_options(G):
+    """Make ``G.c.opts`` hold the pending decision's options of the game bound as ``G``: computed only when
+    ``G.seen`` (the state they were computed for, then a 1) holds another state, or none (the engine's
+    options and ``seen`` are shared by its games, and anyone may write to a state)."""
+    buf, seen = G.c.buf, G.seen
+    if seen[buf.size] != 1 or _differ(buf, seen):
+        pending_options(G.c, G.T)
+        _remember(G)
+
+
+@kernel
+def _with_dice(G, dv, ds):
+    """The context of the game bound as ``G`` rolling with ``dv``, ``ds`` (``core.chance``)."""
+    c = G.c
+    c.dv = dv
+    c.ds = ds
+    return c
+
+
+@kernel
+def _done(G):
+    """After a step: its options remembered (:func:`current_options`), the context back to rolling nothing;
+    how many events the step logged."""
+    _remember(G)
+    c = G.c
+    c.dv = G.no_dv
+    c.ds = G.no_ds
+    return c.evn[0]
+
+
+@kernel
+def k_settle(bound, dv, ds):
+    """Settle a new state, bound as ``bound`` (the address of its ``kstate.Bound``: ``handles.py``), rolling
+    with ``dv``, ``ds`` (its opening chance); the pending decision's options into ``G.c.opts``; returns how
+    many events it logged."""
+    G = load_bound(bound)
+    settle(_with_dice(G, dv, ds), G.T)
+    return _done(G)
+
+
+@kernel
+def k_step(bound, dv, ds, a):
+    """:func:`step` on the game bound as ``bound`` (see :func:`k_settle`) if action ``a`` is legal, rolling
+    with ``dv``, ``ds``; the next decision's options into ``G.c.opts``; returns how many events it logged,
+    or -1 if ``a`` is not legal (nothing done)."""
+    G = load_bound(bound)
+    current_options(G)
+    if not G.c.opts[a]:
+        return -1
+    step(_with_dice(G, dv, ds), G.T, a)
+    return _done(G)
+
+
+@kernel
+def k_options(bound):
+    """The pending decision's options of the game bound as ``bound`` (see :func:`k_settle`) into
+    ``G.c.opts`` (:func:`current_options`)."""
+    current_options(load_bound(bound))
+
+
+@kernel
+def k_progress(g, stack):
+    """``Engine.progress`` of a game (its ``g`` and ``stack`` fields): whether it ended (not by the activation
+    limit), whether it was truncated, the player to move and the pending decision kind (-1 and
+    ``GAME_OVER`` once it is over)."""
+    if g[G_OVER]:
+        return bool(g[G_TRUNC] == 0), bool(g[G_TRUNC] != 0), -1, GAME_OVER
+    top = stack[g[G_SP] - 1]
+    return False, False, int(top[1]), int(top[0])
 
 
 @kernel
