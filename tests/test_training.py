@@ -232,7 +232,8 @@ def tiny_args(out: Path) -> list[str]:
 def test_imitation_warm_start_learns_the_scripted_moves(tmp_path):
     from training import train as T
 
-    args = T.parse_args(tiny_args(tmp_path)[:-4] + ["--imitation-games", "2", "--baselines", "random"])
+    args = T.parse_args(tiny_args(tmp_path)[:-4] + ["--imitation-games", "2", "--baselines", "random",
+                                                    "--imitation-batch-size", "64"])
     venv = T.make_vec_env(args, T.make_pool(args)[0])
     model = T.make_model(args, venv, "cpu")
     before = T.imitation_warm_start(model, T.dataclasses.replace(args, imitation_epochs=0))

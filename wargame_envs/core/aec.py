@@ -167,7 +167,7 @@ class WargameAECEnv(AECEnv):
         self.engine.apply(self.state_, a, self.dice)
         self.record.actions.append(a)
         if self.state_.log_entries() > 400:  # keep the event log bounded in long games
-            del self.state_.log[:-200]
+            self.state_.trim_log(200)
         self._after_transition()
         if self.render_mode == "human":
             self.render()

@@ -59,13 +59,15 @@ def roll(dv, ds, sides, low):
 def apply_with_dice(buf: np.ndarray, dice, call: Callable[[np.ndarray, np.ndarray], None]) -> None:
     """Run ``call(dv, ds)`` (a compiled rule on ``buf``) with ``dice``; if a scripted die runs out or does
     not fit, ``buf`` is restored and :class:`DiceExhaustedError` raised, so a failed step changes nothing."""
-    backup = buf.copy()
+    # a seeded stream hands over more uniforms than any decision rolls: only scripted dice can run out
+    backup = None if getattr(dice, "never_runs_out", False) else buf.copy()
     dv, ds = dice.kernel_stream()
     call(dv, ds)
     try:
         dice.kernel_done(ds)
     except Exception:
-        buf[:] = backup
+        if backup is not None:
+            buf[:] = backup
         raise
 
 

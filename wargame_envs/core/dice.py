@@ -25,6 +25,10 @@ class Dice:
     Compiled rules read the same uniforms through :meth:`kernel_stream` / :meth:`kernel_done`
     (see ``core.chance``): the stream depends only on the seed, however it is read."""
 
+    #: :meth:`kernel_stream` always hands over more uniforms than one decision rolls, so a compiled rule
+    #: never fails for want of dice and callers need no backup of the state (``core.chance.apply_with_dice``)
+    never_runs_out = True
+
     def __init__(self, seed: int | None = None):
         self.seed = seed
         self._rng = np.random.default_rng(seed)
@@ -75,6 +79,8 @@ class Dice:
 
 class ScriptedDice(Dice):
     """Returns the listed values in order; raises if they run out or do not fit the die rolled."""
+
+    never_runs_out = False
 
     def __init__(self, values: Iterable[int]):
         super().__init__(0)

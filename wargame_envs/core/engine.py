@@ -76,6 +76,16 @@ class ArrayState:
         size, for callers that trim it)."""
         return len(self._log) + len(self._pending)
 
+    def trim_log(self, keep: int) -> None:
+        """Drops the oldest log entries (:meth:`log_entries`' count) beyond the newest ``keep``, without
+        formatting the engine calls it drops: the log then still holds at least ``keep`` sentences."""
+        drop = self.log_entries() - keep
+        if drop <= 0:
+            return
+        lines = min(drop, len(self._log))
+        del self._log[:lines]
+        del self._pending[:drop - lines]
+
     def clone(self) -> "ArrayState":
         return type(self)(self.buf.copy())
 

@@ -41,6 +41,8 @@ class EventBuffer:
         n = int(self.evn[0])
         if n > len(self.ev):
             raise RuntimeError(f"{n} events in one call: more than the buffer's {len(self.ev)} rows")
+        if n == 0:
+            return self.ev[:0]  # nothing to copy (an empty view: nothing to change in it either)
         self.evn[0] = 0
         return self.ev[:n].copy()
 
