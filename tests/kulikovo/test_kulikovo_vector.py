@@ -15,6 +15,7 @@ from wargame_envs.kulikovo import env as kulikovo_env
 from wargame_envs.kulikovo.batch import KulikovoBackend
 
 from kulikovo_testlib import engine
+from vector_mirror import Mirror
 
 BACKEND = KulikovoBackend()
 
@@ -28,49 +29,11 @@ def near_flight_position(fp=(57, 52)) -> dict:
     return pos
 
 
-class Mirror:
-    """One AEC env per game of the batch, replaying the batch's actions."""
-
-    def __init__(self, vec: VectorGame, options: dict):
-        self.vec, self.options = vec, options
-        self.envs = [kulikovo_env() for _ in range(vec.num_envs)]
-        self.actions: list[list[int]] = [[] for _ in range(vec.num_envs)]
-        for i in range(vec.num_envs):
-            self.restart(i)
-
-    def restart(self, i: int) -> None:
-        self.envs[i].reset(seed=int(self.vec.seeds[i]), options=self.options)
-        self.actions[i] = []
-
-    def check_row(self, step, i: int) -> None:
-        env = self.envs[i]
-        raw = env.unwrapped
-        agents = env.possible_agents
-        term, trunc = bool(step.terminated[i]), bool(step.truncated[i])
-        assert term == all(raw.terminations.values())
-        assert trunc == all(raw.truncations.values())
-        if term or trunc:
-            # the final row is the view of the seat that moved last, with an empty mask
-            mover = agents[int(step.current_player[i])]
-            assert raw.record.actions == self.actions[i]
-            assert [float(r) for r in step.rewards[i]] == [raw.rewards[a] for a in agents]
-        else:
-            mover = env.agent_selection
-            assert agents[int(step.current_player[i])] == mover
-        obs = env.observe(mover)
-        np.testing.assert_array_equal(step.observation[i], obs["observation"])
-        np.testing.assert_array_equal(step.action_mask[i], obs["action_mask"].astype(bool))
-
-    def step(self, i: int, action: int) -> None:
-        self.envs[i].step(action)
-        self.actions[i].append(action)
-
-
 def play_and_compare(n: int, seed: int, steps: int, options: dict, skip: float = 0.1) -> tuple[int, int]:
     """Random play of a batch of ``n`` against its mirror: (games won, games truncated)."""
     vec = VectorGame(BACKEND, n, seed=seed, options=options)
     step = vec.reset()
-    mirror = Mirror(vec, options)
+    mirror = Mirror(vec, kulikovo_env, options)
     rng = np.random.default_rng(seed)
     won = truncated = 0
     for _ in range(steps):

@@ -16,6 +16,7 @@ from ..core.dice import Dice
 from ..core.events import no_events
 from ..core.jit import kernel
 from ..core.options import check_options
+from ..core.vector import BattleBackend
 from . import position
 from .decisions import apply_action, legal_options
 from . import observation
@@ -76,18 +77,14 @@ def observe_batch_kernel(tables, obs_tables, states, players, obs, memo, counts)
         write_observation(states[i], T, O, players[i], obs[i], memo, counts)
 
 
-class BreitenfeldBackend:
+class BreitenfeldBackend(BattleBackend):
     """What ``core.vector.VectorGame`` needs of Breitenfeld (``wargame_envs.vector.make("breitenfeld", n)``)."""
 
     KEYWORDS = ("data_dir",)
-    num_players = 2
-    obs_dtype = np.float32
 
     def __init__(self, data_dir: str | Path | None = None):
-        self.engine = e = BreitenfeldEngine(data_dir)
-        self.num_actions = e.num_actions
-        self.obs_size = e.obs_layout.size
-        self.state_size = e.state_class._size
+        super().__init__(BreitenfeldEngine(data_dir))
+        e = self.engine
         self._obs_tables = observation.tables(e).kernel
         self._work = new_work(e.grid.n)
         self._no_events = no_events()
@@ -117,13 +114,3 @@ class BreitenfeldBackend:
 
     def observe_batch(self, states, players, obs):
         observe_batch_kernel(self.engine.tables, self._obs_tables, states, players, obs, *self._scratch)
-
-    def state_view(self, buf: np.ndarray):
-        """One game of the batch as an engine state (its fields are views of ``buf``)."""
-        return self.engine.state_class(buf)
-
-    def to_position(self, buf: np.ndarray) -> dict[str, Any]:
-        return self.engine.to_position(self.engine.state_class(buf.copy()))
-
-    def from_position(self, position: dict[str, Any], dice) -> np.ndarray:
-        return self.engine.new_state({"position": position}, dice).buf

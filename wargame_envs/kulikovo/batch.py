@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover - numba is a dependency
 
 from ..core.chance import DS_SIZE
 from ..core.jit import kernel
+from ..core.vector import BattleBackend
 from .observation import new_marks, obs_kernel, write_obs
 from .rules import KulikovoEngine
 from .rules.kstate import make_ctx
@@ -100,20 +101,17 @@ def observe_batch_kernel(T, O, states, players, obs, mask, whole, dv, ds, ev, ev
         write_obs(c, T, O, mask, players[i], obs[i], whole)
 
 
-class KulikovoBackend:
+class KulikovoBackend(BattleBackend):
     """What ``core.vector.VectorGame`` needs of Kulikovo (``wargame_envs.vector.make("kulikovo", n)``);
     ``observation="compact"`` selects the uint8 observations (module docstring)."""
 
     KEYWORDS = ("data_dir", "observation")
-    num_players = 2
 
     def __init__(self, data_dir: str | Path | None = None, observation: str = "float"):
         if observation not in OBSERVATIONS:
             raise ValueError(f"observation = {observation!r}: expected one of {OBSERVATIONS}")
-        self.engine = e = KulikovoEngine(data_dir)
-        self.num_actions = e.num_actions
-        self.obs_size = e.obs_layout.size
-        self.state_size = e.state_class._size
+        super().__init__(KulikovoEngine(data_dir))
+        e = self.engine
         self.obs_dtype = np.uint8 if observation == "compact" else np.float32
         self._obs_kernel = obs_kernel(e, observation)
         self._options: dict[str, Any] = {}
@@ -156,13 +154,6 @@ class KulikovoBackend:
         observe_batch_kernel(e.tables(), self._obs_kernel, states, players, obs, np.zeros(e.num_actions, np.bool_),
                              np.full(1, -1, np.int32), np.zeros(0, np.float64), np.zeros(DS_SIZE, np.int64),
                              *self._scratch)
-
-    def state_view(self, buf: np.ndarray):
-        """One game of the batch as an engine state (its fields are views of ``buf``)."""
-        return self.engine.state_class(buf)
-
-    def to_position(self, buf: np.ndarray) -> dict[str, Any]:
-        return self.engine.to_position(self.engine.state_class(buf.copy()))
 
     def from_position(self, position: dict[str, Any], dice) -> np.ndarray:
         s = self.engine.new_state({**self._options, "position": position}, dice)
