@@ -681,6 +681,31 @@ def ties_batch(kt, kdt, gdt, states, masks, dist, cache, out):
             out[i, a] = masks[i, a] and scores[a] >= top - TIE
 
 
+@kernel
+def gaps_batch(kt, kdt, gdt, states, masks, dist, cache, out):
+    """``out[i, a]``: how far legal action ``a`` of game ``i`` scores below the best (0 for the best, and for the
+    only legal action); -inf for illegal actions (all of them when the game is over)."""
+    k = as_record(kt, kdt)
+    dist = borrowed(dist)
+    scores = np.empty(masks.shape[1])
+    for i in range(states.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            out[i, a] = 0.0 if masks[i, a] else -np.inf
+            n += 1 if masks[i, a] else 0
+        if n <= 1:
+            continue
+        g = as_record(states[i], gdt)
+        score_actions(k, g, dist, cache, g.sc[S.DECIDER], borrowed(masks[i]), scores)
+        top = -np.inf
+        for a in range(masks.shape[1]):
+            if masks[i, a] and scores[a] > top:
+                top = scores[a]
+        for a in range(masks.shape[1]):
+            if masks[i, a]:
+                out[i, a] = scores[a] - top
+
+
 def _dist(engine) -> np.ndarray:
     d = engine.__dict__.get("_scripted_dist")
     if d is None:
@@ -713,6 +738,15 @@ def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks:
     return out
 
 
+def scripted_gaps(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Every game's action ratings into ``out`` ((N, num_actions) float64) in one compiled call: each legal action's
+    score minus the best one (0 for the tied-best and for a lone legal action, -inf where illegal), given the
+    games' legal ``masks`` (the hint ``"scores"``, ``agents.hint``)."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    gaps_batch(engine.kt, engine.kdt, engine.gdt, states, masks, _dist(engine), _CACHE, out)
+    return out
+
+
 class BerestechkoScriptedAgent:
     """The heuristic player described in the module docstring."""
 
@@ -730,6 +764,15 @@ class BerestechkoScriptedAgent:
         score_one(engine.kt, engine.kdt, state.buf, engine.gdt, _dist(engine), _CACHE, player,
                   np.asarray(mask, dtype=bool), scores)
         return scores
+
+    def gaps(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """Every action's score minus the best legal score (0 for a lone legal action, -inf where illegal)."""
+        mask = np.asarray(mask, dtype=bool)
+        out = np.where(mask, 0.0, -np.inf)
+        if mask.sum() > 1:
+            scores = self.scores(engine, state, player, mask)
+            out[mask] = scores[mask] - scores[mask].max()
+        return out
 
     def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
         """The tied-best legal actions (ascending), among which :meth:`act` draws."""

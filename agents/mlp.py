@@ -24,19 +24,21 @@ class MlpActor:
     no torch needed to play).
 
     Built from the policy ``state_dict``: the hidden layers ``mlp_extractor.policy_net.<i>`` and the
-    output layer ``action_net``; ``activation`` is the policy's activation function name.
+    output layer ``action_net``; ``activation`` is the policy's activation function name. ``prior``: the
+    policy was trained with a prior hint (``agents.hint.has_prior``), whose term its logits add.
     """
 
-    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh"):
+    def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str = "tanh", prior: bool = False):
         if activation not in ACTIVATIONS:
             raise ValueError(f"activation {activation!r} not in {sorted(ACTIVATIONS)}")
         # Copies: a tensor's .numpy() shares its memory, and the live policy keeps training.
         self.layers = [(np.array(w, np.float32, order="C"), np.array(b, np.float32)) for w, b in layers]
         self.activation = activation
+        self.prior = bool(prior)
         self._act = ACTIVATIONS[activation]
 
     @classmethod
-    def from_state_dict(cls, state_dict: dict[str, Any], activation: str = "tanh") -> "MlpActor":
+    def from_state_dict(cls, state_dict: dict[str, Any], activation: str = "tanh", prior: bool = False) -> "MlpActor":
         prefix = "mlp_extractor.policy_net."
         idx = sorted({int(k[len(prefix):].split(".")[0]) for k in state_dict if k.startswith(prefix)})
         layers = []
@@ -44,7 +46,7 @@ class MlpActor:
             p = "action_net." if i is None else f"{prefix}{i}."
             w, b = state_dict[p + "weight"], state_dict[p + "bias"]
             layers.append((_to_numpy(w).T, _to_numpy(b)))  # stored (in, out) for obs @ W
-        return cls(layers, activation)
+        return cls(layers, activation, prior)
 
     def arrays(self) -> dict[str, np.ndarray]:
         """Flat name -> array dict (for checkpoints); :meth:`from_arrays` inverts it."""
@@ -54,17 +56,23 @@ class MlpActor:
         return out
 
     @classmethod
-    def from_arrays(cls, arrays: dict[str, Any], activation: str) -> "MlpActor":
+    def from_arrays(cls, arrays: dict[str, Any], activation: str, prior: bool = False) -> "MlpActor":
         n = len(arrays) // 2
-        return cls([(_to_numpy(arrays[f"{i}.weight"]), _to_numpy(arrays[f"{i}.bias"])) for i in range(n)], activation)
+        return cls([(_to_numpy(arrays[f"{i}.weight"]), _to_numpy(arrays[f"{i}.bias"])) for i in range(n)], activation,
+                   prior)
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
-        x = np.asarray(obs, dtype=np.float32)
+        obs = np.asarray(obs, dtype=np.float32)
+        x = obs
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
             if i < last:
                 x = self._act(x)
+        if self.prior:
+            from agents.hint import prior_logits
+
+            x = x + prior_logits(obs, x.shape[-1])
         return x
 
     def act(self, obs: np.ndarray, mask: np.ndarray, deterministic: bool, rng: np.random.Generator) -> int:

@@ -38,8 +38,10 @@ class PolicyAgent:
         if backend not in ("auto", "numpy", "torch"):
             raise ValueError(f"backend must be auto, numpy or torch, got {backend!r}")
         use_numpy = backend == "numpy" or (backend == "auto" and device == "cpu")
-        self.actor = MlpActor.from_state_dict(ckpt.policy_state, self.meta["activation"]) if use_numpy else None
-        from agents.hint import make_observer
+        from agents.hint import has_prior, make_observer
+
+        self.prior = has_prior(self.meta.get("hint", ""))
+        self.actor = MlpActor.from_state_dict(ckpt.policy_state, self.meta["activation"], self.prior) if use_numpy else None
 
         self.observer = make_observer(self.meta.get("hint", ""), self.meta["battle"])
         self._checked_engine = None
@@ -71,10 +73,15 @@ class PolicyAgent:
 
         with torch.no_grad():
             x = torch.as_tensor(obs, device=self.device).unsqueeze(0)
-            dist = self.policy.get_distribution(x, action_masks=mask[None])
+            logits = self.policy.get_distribution(x).distribution.logits[0]
+            if self.prior:
+                from agents.hint import prior_logits
+
+                logits = logits + prior_logits(x[0], logits.shape[-1])
+            logits = logits.masked_fill(~torch.as_tensor(mask, device=self.device), -torch.inf)
             if self.deterministic:
-                return int(dist.mode().item())
-            probs = dist.distribution.probs[0]
+                return int(logits.argmax().item())
+            probs = torch.softmax(logits, dim=-1)
             return int(torch.multinomial(probs, 1, generator=self._torch_gen).item())
 
     def _check_engine(self, engine) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.hint import HINTS, input_size, make_observer
+from agents.hint import HINTS, has_prior, input_size, make_observer
 from agents.mlp import ACTIVATIONS, MlpActor
 from wargame_envs.core.errors import WargameError
 
@@ -128,7 +128,7 @@ def _read_actor(data: bytes, meta: dict[str, Any], path: Path, engine) -> MlpAct
         if not (np.isfinite(w).all() and np.isfinite(b).all()):
             raise PretrainedError(f"{path}: layer {i} holds non-finite weights")
         width = w.shape[1]
-    return MlpActor.from_arrays(arrays, meta["activation"])
+    return MlpActor.from_arrays(arrays, meta["activation"], has_prior(meta.get("hint", "")))
 
 
 class PretrainedAgent:

@@ -74,6 +74,67 @@ def test_batched_training_with_the_ties_hint(tmp_path):
     assert load_checkpoint(result.checkpoint).meta["hint"] == "ties"
 
 
+def test_batched_training_with_the_scores_hint(tmp_path):
+    """``--hint scores``: the heuristic's ratings enter the input and, as a prior, the logits; the checkpoint's
+    policy (numpy actor) adds the same prior as the trainer's torch network."""
+    import torch
+
+    from agents.policy import PolicyAgent
+    from training.batched import MaskedActorCritic, train_batched
+    from training.checkpoints import load_checkpoint
+    from training.train import TrainArgs
+    from wargame_envs.registry import make_engine
+
+    args = TrainArgs(battle="berestechko", hint="scores", backend="batched", minutes=0, total_timesteps=300, n_envs=8,
+                     n_steps=40, batch_size=128, n_epochs=1, imitation_games=1, imitation_epochs=1, eval_games=0,
+                     net_arch="16", kl_coef=0.1, baselines="scripted", progress=False, out=str(tmp_path / "run"))
+    result = train_batched(args)
+    ckpt = load_checkpoint(result.checkpoint)
+    assert ckpt.meta["hint"] == "scores" and result.timesteps >= 300
+    agent, engine = PolicyAgent(result.checkpoint), make_engine("berestechko")
+    assert agent.actor.prior
+    x = np.zeros((4, agent.actor.layers[0][0].shape[0]), np.float32)
+    x[:, -engine.num_actions:] = np.random.default_rng(0).random((4, engine.num_actions))
+    mask = np.ones((4, engine.num_actions), bool)
+    with torch.no_grad():
+        z, _ = MaskedActorCritic(agent.policy, "cpu", prior_actions=engine.num_actions).logits_values(
+            torch.as_tensor(x), torch.as_tensor(mask))
+    np.testing.assert_allclose(agent.actor.logits(x), z.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_the_kl_term_of_the_scores_hint_is_the_cross_entropy_on_the_prior():
+    """With the network's output at zero the policy is the prior q = softmax((score - best) / T): the KL term
+    (cross-entropy of the policy on q) is then q's entropy."""
+    import torch
+
+    from training.batched import MaskedActorCritic, Rollout, build_network, ppo_update
+    from training.train import TrainArgs
+    from wargame_envs.registry import make_engine
+
+    engine = make_engine("berestechko")
+    A = engine.num_actions
+    args = TrainArgs(battle="berestechko", hint="scores", net_arch="8", n_epochs=1, batch_size=64, learning_rate=0.0)
+    policy = build_network(args, engine, "cpu")
+    with torch.no_grad():
+        policy.action_net.weight.zero_()
+        policy.action_net.bias.zero_()
+    rng = np.random.default_rng(2)
+    n = 32
+    x = np.zeros((n, policy.observation_space.shape[0]), np.float32)
+    mask = rng.random((n, A)) < 0.3
+    mask[:, 0] = True
+    x[:, -A:] = np.where(mask, np.exp(-rng.random((n, A)) * 3), 0.0)
+    q = x[:, -A:] / x[:, -A:].sum(1, keepdims=True)
+    entropy = -(q * np.log(np.where(q > 0, q, 1))).sum(1).mean()
+    learner = np.ones((1, n), bool)
+    zeros = lambda dtype: np.zeros((1, n), dtype)  # noqa: E731
+    ro = Rollout(x, mask, n, zeros(np.int64), zeros(np.float32), zeros(np.float32), learner, zeros(np.int64),
+                 zeros(np.int64), np.zeros((1, n, 2), np.float32), zeros(bool))
+    net = MaskedActorCritic(policy, "cpu", prior_actions=A)
+    stats = ppo_update(net, policy.optimizer, ro, zeros(np.float32), zeros(np.float32), args, 1.0, rng)
+    assert stats["kl_hint"] == pytest.approx(entropy, rel=1e-4)
+
+
 @pytest.mark.parametrize("battle", ["berestechko", "breitenfeld"])  # a compiled scores_batch, and the fallback
 def test_vector_scores_are_the_engines(battle):
     vec = vector.make(battle, 4, seed=3)

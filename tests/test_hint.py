@@ -85,7 +85,7 @@ def test_training_with_a_hint_checkpoints_and_ships_a_policy_that_reads_it(tmp_p
 
 
 def test_hints_listed():
-    assert HINTS == ("", "scripted", "ties")
+    assert HINTS == ("", "scripted", "ties", "scores")
 
 
 def test_the_ties_hint_marks_every_tied_best_move():
@@ -115,3 +115,44 @@ def test_the_ties_hint_needs_an_agent_that_reports_ties():
         make_observer("ties", "kulikovo")
     with pytest.raises(UsageError, match="--hint ties"):
         check_args(TrainArgs(battle="kulikovo", hint="ties"))
+
+
+def test_the_scores_hint_rates_every_move_and_its_prior_plays_the_heuristic():
+    """``hint="scores"``: each legal move's slot is exp((score - best) / SCORE_TEMPERATURE) (1 for the tied-best,
+    0 where illegal); a policy whose network outputs nothing plays softmax of the prior, whose greedy move is
+    one of the heuristic's tied-best moves."""
+    from agents.berestechko_scripted import BerestechkoScriptedAgent
+    from agents.hint import SCORE_TEMPERATURE
+
+    observer, agent = make_observer("scores", "berestechko", seed=1), BerestechkoScriptedAgent(5)
+    o, A = E.obs_layout.size, E.num_actions
+    zero = MlpActor([(np.zeros((o + A, A), np.float32), np.zeros(A, np.float32))], "tanh", prior=True)
+    s, dice, graded = E.new_state(None, Dice(11)), Dice(12), 0
+    for _ in range(120):
+        if E.is_terminal(s):
+            break
+        p, mask = E.current_player(s), E.legal_mask(s)
+        x = observer.observe(E, s, p, mask)
+        slots = x[o:]
+        assert (slots[~mask] == 0).all() and slots.max() == pytest.approx(1.0)  # far worse moves round to 0 too
+        if mask.sum() > 1:
+            scores = agent.scores(E, s, p, mask)
+            expected = np.exp((scores[mask] - scores[mask].max()) / SCORE_TEMPERATURE)
+            np.testing.assert_allclose(slots[mask], expected, rtol=1e-5, atol=1e-30)
+            graded += ((expected > 1e-3) & (expected < 0.999)).any()
+        greedy = zero.act(x, mask, True, np.random.default_rng(0))
+        assert greedy in agent.ties(E, s, p, mask)
+        E.apply(s, greedy, dice)
+    assert graded  # some decisions have near-best moves between 0 and 1
+
+
+def test_the_scores_hint_needs_a_rating_agent_and_the_batched_trainer():
+    from training.evaluate import UsageError
+    from training.train import TrainArgs, check_args
+
+    with pytest.raises(ValueError, match="gaps"):
+        make_observer("scores", "kulikovo")
+    with pytest.raises(UsageError, match="--hint scores"):
+        check_args(TrainArgs(battle="kulikovo", hint="scores", backend="batched"))
+    with pytest.raises(UsageError, match="--backend batched"):
+        check_args(TrainArgs(battle="berestechko", hint="scores"))

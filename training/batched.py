@@ -59,45 +59,68 @@ SELF = "self"
 class BatchHint:
     """The scripted agent's choice in every game of a batch (-1 where nothing is legal): the battle's
     compiled batched heuristic where it has one (``agents.scripted.batched_scripted``), else the Python
-    agent game by game. With ``ties``, :attr:`sets` also holds every game's tied-best actions (the hint
-    ``"ties"``) and the choice is a uniform draw among them, as the agent's own tie-break."""
+    agent game by game. ``kind`` is the hint the policy reads (``agents.hint``): with ``"ties"``,
+    :attr:`slots` also holds every game's tied-best actions (a multi-hot) and with ``"scores"`` the
+    heuristic's rating of every action (``agents.hint.score_slots``); for both the choice is a uniform draw
+    among the tied-best actions, as the agent's own tie-break."""
 
-    def __init__(self, vec, battle: str, seed: int, ties: bool = False):
+    ENTRIES = {"scripted": "scripted_actions", "ties": "scripted_ties", "scores": "scripted_gaps"}
+
+    def __init__(self, vec, battle: str, seed: int, kind: str = "scripted"):
         from agents.scripted import batched_scripted, make_scripted_agent
 
-        self.vec, self.backend = vec, vec.backend
+        self.vec, self.backend, self.kind = vec, vec.backend, kind
         self.out = np.zeros(vec.num_envs, dtype=np.int64)
         self.rng = np.random.default_rng(seed)
-        self.ties = ties
-        self.sets = np.zeros((vec.num_envs, vec.num_actions), dtype=bool) if ties else None
-        self._compiled = batched_scripted(battle, "scripted_ties" if ties else "scripted_actions")
+        shape = (vec.num_envs, vec.num_actions)
+        self.slots = np.zeros(shape, dtype=np.float32) if kind != "scripted" else None
+        self._sets = np.zeros(shape, dtype=bool)
+        self._gaps = np.zeros(shape, dtype=np.float64) if kind == "scores" else None
+        self._compiled = batched_scripted(battle, self.ENTRIES[kind])
         if self._compiled is None:
             self.agent = make_scripted_agent(battle, seed)
 
     def actions(self, step) -> np.ndarray:
-        if self.ties:
-            return self._draw_among_ties(step)
-        if self._compiled is not None:
-            return self._compiled(self.backend, self.vec.states, self.out, masks=step.action_mask, rng=self.rng)
-        engine, out = self.backend.engine, self.out
-        out[:] = -1
-        for i in np.flatnonzero(step.action_mask.any(axis=1)):
-            state = self.backend.state_view(self.vec.states[i])
-            out[i] = self.agent.act(engine, state, int(step.current_player[i]), step.action_mask[i])
-        return out
+        if self.kind == "ties":
+            self._fill_ties(step)
+            self.slots[:] = self._sets
+        elif self.kind == "scores":
+            from agents.hint import TIED_GAP, score_slots
 
-    def _draw_among_ties(self, step) -> np.ndarray:
+            self._fill_gaps(step)
+            self.slots[:] = score_slots(self._gaps)
+            np.greater_equal(self._gaps, -TIED_GAP, out=self._sets)
+        elif self._compiled is not None:
+            return self._compiled(self.backend, self.vec.states, self.out, masks=step.action_mask, rng=self.rng)
+        else:
+            return self._per_game(step, lambda agent, *a: agent.act(*a), self.out, -1)
         from wargame_envs.core.vector import pick_legal
 
+        return pick_legal(self._sets, self.rng.random(len(self.out)), self.out)
+
+    def _per_game(self, step, ask, out, empty):
+        """``out[i] = ask(agent, engine, state, player, mask)`` for every game with a legal action (else ``empty``)."""
+        engine = self.backend.engine
+        out[:] = empty
+        for i in np.flatnonzero(step.action_mask.any(axis=1)):
+            state = self.backend.state_view(self.vec.states[i])
+            out[i] = ask(self.agent, engine, state, int(step.current_player[i]), step.action_mask[i])
+        return out
+
+    def _fill_ties(self, step) -> None:
         if self._compiled is not None:
-            self._compiled(self.backend, self.vec.states, self.sets, masks=step.action_mask)
+            self._compiled(self.backend, self.vec.states, self._sets, masks=step.action_mask)
+            return
+        self._sets[:] = False
+        for i in np.flatnonzero(step.action_mask.any(axis=1)):
+            state = self.backend.state_view(self.vec.states[i])
+            self._sets[i, self.agent.ties(self.backend.engine, state, int(step.current_player[i]), step.action_mask[i])] = True
+
+    def _fill_gaps(self, step) -> None:
+        if self._compiled is not None:
+            self._compiled(self.backend, self.vec.states, self._gaps, masks=step.action_mask)
         else:
-            engine = self.backend.engine
-            self.sets[:] = False
-            for i in np.flatnonzero(step.action_mask.any(axis=1)):
-                state = self.backend.state_view(self.vec.states[i])
-                self.sets[i, self.agent.ties(engine, state, int(step.current_player[i]), step.action_mask[i])] = True
-        return pick_legal(self.sets, self.rng.random(len(self.out)), self.out)
+            self._per_game(step, lambda agent, *a: agent.gaps(*a), self._gaps, -np.inf)
 
 
 # ============================================================================ advantages
@@ -160,7 +183,7 @@ class SelfPlayGames:
         self.engine = self.vec.backend.engine
         n, self.obs_size, self.num_actions = args.n_envs, self.vec.obs_size, self.vec.num_actions
         self.width = input_size(self.obs_size, self.num_actions, args.hint)
-        self.hint = (BatchHint(self.vec, args.battle, seed + 1, ties=args.hint == "ties")
+        self.hint = (BatchHint(self.vec, args.battle, seed + 1, kind=args.hint or "scripted")
                      if args.hint or "scripted" in pool.entries else None)
         self.rng = np.random.default_rng(seed + 2)
         self.opponent: list[str] = [SELF] * n
@@ -187,8 +210,8 @@ class SelfPlayGames:
         x, o = self.inputs, self.obs_size
         x[:, :o] = self.step.observation
         if self.width > o:
-            if self.hint.ties:
-                x[:, o:] = self.hint.sets
+            if self.hint.slots is not None:
+                x[:, o:] = self.hint.slots
             else:
                 x[:, o:] = 0.0
                 legal = self.step.action_mask.any(axis=1)
@@ -299,10 +322,11 @@ class MaskedActorCritic:
     """The SB3 ``MlpPolicy`` of the default backend, driven directly: masked logits (divided by
     ``temperature``), values, samples; the matrix products in bfloat16 with ``precision="bf16"``."""
 
-    def __init__(self, policy, device: str, temperature: float = 1.0, precision: str = "fp32"):
+    def __init__(self, policy, device: str, temperature: float = 1.0, precision: str = "fp32", prior_actions: int = 0):
         import torch
 
         self.policy, self.device, self.torch = policy, device, torch
+        self.prior_actions = prior_actions  # > 0: the input's last slots are a prior hint (agents.hint.prior_logits)
         self.inv_temperature = 1.0 / float(temperature)
         self._autocast = dict(device_type=torch.device(device).type, dtype=torch.bfloat16,
                               enabled=precision == "bf16")
@@ -319,6 +343,10 @@ class MaskedActorCritic:
         """Float32 masked logits and values of a batch (call inside :meth:`autocast`)."""
         pi, vf = self._latent(x)
         logits = self.policy.action_net(pi).float()
+        if self.prior_actions:
+            from agents.hint import prior_logits
+
+            logits = logits + prior_logits(x.float(), self.prior_actions)
         if self.inv_temperature != 1.0:
             logits = logits * self.inv_temperature
         return logits.masked_fill(~mask, -1e8), self.policy.value_net(vf).squeeze(-1).float()
@@ -371,7 +399,11 @@ def ppo_update(net: MaskedActorCritic, optimizer, ro: Rollout, adv: np.ndarray, 
             v_loss = 0.5 * ((v - data["ret"][i]) ** 2).mean()
             probs = logp_all.exp()
             entropy = -(probs * torch.where(data["mask"][i], logp_all, torch.zeros_like(logp_all))).sum(-1).mean()
-            if args.hint:  # the hint's actions as the input marks them (one, or the tied-best set)
+            if net.prior_actions:  # the hint "scores": cross-entropy on the prior softmax((score - best) / temperature)
+                slots = data["x"][i][:, -logits.shape[1]:]
+                q = slots / slots.sum(dim=-1, keepdim=True).clamp(min=1e-12)
+                kl_hint = -(q * logp_all.masked_fill(q <= 0, 0.0)).sum(-1).mean()
+            elif args.hint:  # the hint's actions as the input marks them (one, or the tied-best set)
                 marked = data["x"][i][:, -logits.shape[1]:] > 0.5
                 kl_hint = -torch.logsumexp(logp_all.masked_fill(~marked, -torch.inf), dim=-1).mean()
             else:
@@ -434,6 +466,7 @@ def train_batched(args):
     import torch
     from stable_baselines3.common.logger import configure
 
+    from agents.hint import has_prior
     from agents.mlp import MlpActor
     from training.checkpoints import load_checkpoint, save_checkpoint
     from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate,
@@ -460,7 +493,8 @@ def train_batched(args):
         policy.load_state_dict(c.policy_state, strict=True)
         policy.optimizer.load_state_dict(c.optimizer_state)
         shim.num_timesteps, shim._n_updates = int(c.meta["timesteps"]), int(c.meta.get("n_updates", 0))
-        pool.restore(c.meta["pool"], c.pool_arrays, c.meta["activation"], seed=shim.num_timesteps)
+        pool.restore(c.meta["pool"], c.pool_arrays, c.meta["activation"], seed=shim.num_timesteps,
+                     prior=has_prior(args.hint))
         prior_seconds = float(c.meta.get("train_seconds", 0.0))
         print(f"resumed from {ckpt} at {shim.num_timesteps} timesteps", file=sys.stderr)
     t0 = time.time()
@@ -471,7 +505,8 @@ def train_batched(args):
         print(f"imitation warm start: {bc['decisions']:.0f} scripted decisions, actor accuracy "
               f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
     logger = configure(str(out / "tb"), ["tensorboard", "csv"])
-    net = MaskedActorCritic(policy, device, args.temperature, args.precision)
+    net = MaskedActorCritic(policy, device, args.temperature, args.precision,
+                            engine.num_actions if has_prior(args.hint) else 0)
     games = SelfPlayGames(args, pool, net.act, net.value, seed=args.seed + shim.num_timesteps)
     kl_on = bool(args.hint) or "scripted" in pool.entries
     rng = np.random.default_rng(args.seed)
@@ -500,7 +535,7 @@ def train_batched(args):
             _log(logger, games, stats, kl_coef, shim.num_timesteps - start_steps, busy)
             logger.dump(shim.num_timesteps)
             if shim.num_timesteps >= next_snapshot:
-                actor = MlpActor.from_state_dict(policy.state_dict(), args.activation)
+                actor = MlpActor.from_state_dict(policy.state_dict(), args.activation, has_prior(args.hint))
                 pool.add_snapshot(actor, shim.num_timesteps, seed=args.seed + shim.num_timesteps)
                 next_snapshot += args.snapshot_every
             if time.time() >= next_ckpt:
@@ -516,7 +551,7 @@ def train_batched(args):
     seconds = time.time() - t_learn
     path = save_now()
     steps = shim.num_timesteps - start_steps
-    actor = MlpActor.from_state_dict(policy.state_dict(), args.activation)
+    actor = MlpActor.from_state_dict(policy.state_dict(), args.activation, has_prior(args.hint))
     evaluation = evaluate(actor, args) if args.eval_games > 0 else {}
     if evaluation:
         (out / "eval.json").write_text(json.dumps({"about": checkpoint_about(path), **evaluation}, indent=1))

@@ -171,14 +171,16 @@ class OpponentPool:
         return [{"name": e.name, "kind": e.kind, "timesteps": e.timesteps, "score": e.score.tolist(),
                  "games": e.games.tolist()} for e in self.entries.values()]
 
-    def restore(self, stats: list[dict[str, Any]], arrays: dict[str, Any], activation: str, seed: int = 0) -> None:
-        """Re-adds the snapshots of a checkpoint and the learner's record against every opponent."""
+    def restore(self, stats: list[dict[str, Any]], arrays: dict[str, Any], activation: str, seed: int = 0,
+                prior: bool = False) -> None:
+        """Re-adds the snapshots of a checkpoint and the learner's record against every opponent (``prior``: the
+        policies were trained with a prior hint, ``agents.hint.has_prior``)."""
         for i, st in enumerate(stats):
             name = st["name"]
             if st["kind"] == "snapshot" and name not in self.entries:
                 prefix = name + "/"
                 actor = MlpActor.from_arrays({k[len(prefix):]: v for k, v in arrays.items() if k.startswith(prefix)},
-                                             activation)
+                                             activation, prior)
                 self.add(name, self._snapshot_agent(actor, name, seed + i), "snapshot",
                          int(st["timesteps"]))
             if name in self.entries:

@@ -144,7 +144,9 @@ class TrainArgs:
     hint: str = "scripted"
     """heuristic advice in the policy's input: "scripted" appends a one-hot of the scripted agent's choice to the
     observation (agents.hint: the network starts by copying it and learns where to depart from it); "ties" a
-    multi-hot of all its tied-best moves (Berestechko), so that PPO also learns which of them to prefer; "" = none"""
+    multi-hot of all its tied-best moves (Berestechko), so that PPO also learns which of them to prefer; "scores"
+    (--backend batched, Berestechko) every move's rating by the heuristic, which also enters the policy's logits as a
+    prior (a residual policy that starts as the heuristic and explores among its near-best moves); "" = none"""
     eval_games: int = 100
     """games per side against each baseline after training (0 = skip the evaluation)"""
     progress: bool = True
@@ -242,13 +244,16 @@ def check_args(args: TrainArgs) -> TrainArgs:
 
     if args.hint not in HINTS:
         raise UsageError(f"--hint must be one of {list(HINTS)}, got {args.hint!r}")
-    if args.hint == "ties":
+    if args.hint in ("ties", "scores"):
         from agents.hint import make_observer
 
         try:
             make_observer(args.hint, battle)
         except ValueError as exc:
-            raise UsageError(f"--hint ties: {exc}") from None
+            raise UsageError(f"--hint {args.hint}: {exc}") from None
+    if args.hint == "scores" and args.backend != "batched":
+        raise UsageError("--hint scores adds the heuristic's ratings to the policy's logits, which only the batched "
+                         "trainer does: use --backend batched")
     try:
         hidden_sizes(args.net_arch)
     except ValueError as exc:
@@ -439,6 +444,8 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
     random one. Returns the final loss and the actor's accuracy on the data."""
     import torch
 
+    from agents.hint import has_prior, prior_logits
+
     obs, masks, actions, outcomes = scripted_decisions(args)
     policy = model.policy
     opt = torch.optim.Adam(policy.parameters(), lr=args.imitation_lr)
@@ -447,21 +454,29 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
     policy.set_training_mode(True)
     loss = torch.tensor(float("nan"))
     # hint "ties": the target is the set of tied-best moves the input marks (their total probability)
-    targets = obs[:, -masks.shape[1]:] > 0.5 if args.hint == "ties" else None
+    # (with "scores", the tied-best moves rate 1: the set the accuracy is measured against)
+    targets = obs[:, -masks.shape[1]:] > {"ties": 0.5, "scores": 1 - 1e-6}[args.hint] \
+        if args.hint in ("ties", "scores") else None
+    # hint "scores": the prior in the logits already plays the heuristic (agents.hint); only the critic learns here
+    actor_weight = 0.0 if has_prior(args.hint) else 1.0
     for _ in range(args.imitation_epochs):
         for idx in np.array_split(rng.permutation(len(actions)), max(1, len(actions) // args.imitation_batch_size)):
             values, log_prob, _ = policy.evaluate_actions(to(obs[idx]), to(actions[idx]), action_masks=to(masks[idx]))
             if targets is not None:
                 logits = policy.get_distribution(to(obs[idx]), action_masks=masks[idx]).distribution.logits
                 log_prob = torch.logsumexp(logits.masked_fill(~to(targets[idx]), -torch.inf), dim=-1)
-            loss = -log_prob.mean() + args.vf_coef * torch.nn.functional.mse_loss(values.flatten(), to(outcomes[idx]))
+            loss = -actor_weight * log_prob.mean() + args.vf_coef * torch.nn.functional.mse_loss(values.flatten(),
+                                                                                                to(outcomes[idx]))
             opt.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             opt.step()
     policy.set_training_mode(False)
     with torch.no_grad():
-        mode = policy.get_distribution(to(obs), action_masks=masks).mode().cpu().numpy()
+        logits = policy.get_distribution(to(obs)).distribution.logits
+        if has_prior(args.hint):
+            logits = logits + prior_logits(to(obs), masks.shape[1])
+        mode = logits.masked_fill(~to(masks), -torch.inf).argmax(dim=-1).cpu().numpy()
         accuracy = float((targets[np.arange(len(mode)), mode] if targets is not None else mode == actions).mean())
     return {"decisions": float(len(actions)), "loss": float(loss.detach()), "accuracy": accuracy}
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from berestechko_golden import GOLDEN
 
-from agents.berestechko_scripted import TIE, BerestechkoScriptedAgent, scripted_actions, scripted_ties
+from agents.berestechko_scripted import TIE, BerestechkoScriptedAgent, scripted_actions, scripted_gaps, scripted_ties
 from wargame_envs.berestechko.batch import BerestechkoBackend
 from wargame_envs.core.dice import Dice
 
@@ -72,7 +72,15 @@ def test_batched_choices_are_among_the_agents_best():
     for i, best in enumerate(expected):
         assert np.flatnonzero(sets[i]).tolist() == best, f"decision {i}"
     assert not sets[-1].any()
-
+    gaps = np.zeros(masks.shape)
+    scripted_gaps(BACKEND, states, gaps, masks)  # the hint "scores": every game's ratings at once
+    probe = BerestechkoScriptedAgent(0)
+    for i, best in enumerate(expected):
+        s = ENGINE.state_class(states[i])
+        np.testing.assert_array_equal(gaps[i], probe.gaps(ENGINE, s, ENGINE.current_player(s), masks[i]),
+                                      err_msg=f"decision {i}")
+        assert np.flatnonzero(gaps[i] >= -TIE).tolist() == best
+    assert np.isneginf(gaps[-1]).all()
 
 
 def first_choices(decisions: int = 25) -> list[int]:
