@@ -4,25 +4,115 @@ It reads the public position (no hidden information exists in this battle) and p
 
 * artillery: the target with the best chance to hit (shortest range), undisrupted units first;
 * activation choice (4.1 C): the corps with the most undisrupted units near the enemy;
-* movement: each unit advances toward the nearest enemy, but ends next to an undisrupted enemy only
-  where its strength is at least that enemy's defence (terrain counted) or the enemy is disrupted;
-  disrupted units stay (or rout as far as 11.12 forces); leaders join the corps' unit nearest the enemy;
-  units leave the map when that scores (pursuit);
+* movement: disrupted (perhaps routing) units move first, then the units nearest the enemy; each unit
+  advances toward the nearest enemy, but ends next to an undisrupted enemy only where its strength is at
+  least that enemy's defence (terrain counted) or the enemy is disrupted, cover preferred; disrupted units
+  stay (or rout as far as 11.12 forces); leaders join the corps' unit nearest the enemy; units leave the
+  map when that scores (pursuit);
 * combat: attacks the enemy where the odds are best, voluntary attacks only at 1-1 or better, adds
   every eligible attacker, charges when allowed, meets every obligation (the mask enforces it);
+  always adds the leaders' values (10.11);
 * Ax/Dx choice: disrupts an undisrupted unit (the weakest) rather than eliminating a disrupted one.
+
+The judgements are compiled kernels over the state buffer (``agents.breitenfeld_scripted_kernels``) that ask the
+engine's compiled rules what they know. Ties between equal options are broken by a seeded generator, so the
+agent is deterministic for a given seed (and makes the choices the Python agent it replaced made).
+:func:`scripted_actions` decides for every game of a batch in one compiled call, :func:`scripted_ties` gives
+every game's tied-best actions (the hint ``"ties"``).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from wargame_envs.breitenfeld import actions as A
-from wargame_envs.breitenfeld.state import G_ART_IDX, G_SEL
-from wargame_envs.breitenfeld.zoc import Snap
+from agents.breitenfeld_scripted_kernels import decide, mark_ties, score_actions
+from wargame_envs.breitenfeld.decisions import legal_options
+from wargame_envs.breitenfeld.state import G_PLAYER
+from wargame_envs.breitenfeld.tables import globals_of, new_work, unpack
+from wargame_envs.core.jit import kernel
+
+COVER_TERRAIN = ("town", "woods", "hilltop")
+
+
+# ================================================================ entry points
+@kernel
+def score_one(tables, buf, cover, player, mask, scores, ties):
+    """One position's scores into ``scores`` and tied-best actions into ``ties``; returns (how many entries the
+    draw is among, the action counted twice in it or -1)."""
+    T = unpack(tables)
+    doubled = score_actions(T, buf, cover, player, mask, scores)
+    return mark_ties(scores, mask, doubled, ties), doubled
+
+
+@kernel
+def decide_batch(tables, cover, states, masks, u, out):
+    """``out[i]``: the choice in game ``i`` at the uniform draw ``u[i]`` (-1 where nothing is legal)."""
+    T = unpack(tables)
+    scores = np.empty(masks.shape[1])
+    ties = np.empty(masks.shape[1], np.bool_)
+    for i in range(states.shape[0]):
+        out[i] = decide(T, states[i], cover, masks[i], scores, ties, u[i])
+
+
+@kernel
+def ties_batch(tables, cover, states, masks, out):
+    """``out[i]``: the tied-best legal actions of game ``i`` (its only action when it has one; none when over)."""
+    T = unpack(tables)
+    scores = np.empty(masks.shape[1])
+    for i in range(states.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            out[i, a] = masks[i, a]
+            n += 1 if masks[i, a] else 0
+        if n > 1:
+            buf = states[i]
+            doubled = score_actions(T, buf, cover, globals_of(buf, T)[G_PLAYER], masks[i], scores)
+            mark_ties(scores, masks[i], doubled, out[i])
+
+
+@kernel
+def masks_batch(tables, states, masks, work):
+    """Every game's legal mask (``work``: ``tables.new_work``)."""
+    T = unpack(tables)
+    for i in range(states.shape[0]):
+        legal_options(states[i], T, masks[i], work, False)
+
+
+def _cover(engine) -> np.ndarray:
+    """Per hex: town, woods or hilltop (the movement's cover preference), cached on the engine."""
+    c = engine.__dict__.get("_scripted_cover")
+    if c is None:
+        c = engine._scripted_cover = np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_)
+    return c
+
+
+def scripted_actions(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray | None = None,
+                     rng: np.random.Generator | None = None) -> np.ndarray:
+    """The scripted agent's action in every game of ``states`` ((N, S) int32 buffers) into ``out`` ((N,) int64),
+    in one compiled call: -1 where no action is legal. ``masks`` ((N, num_actions) bool) are the games' legal
+    masks (computed when not given); ties are broken by ``rng`` (a fresh unseeded one when not given), so a
+    game's choice is the agent's whenever its best action is unique."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    if masks is None:
+        masks = np.zeros((len(states), engine.num_actions), dtype=bool)
+        masks_batch(engine.tables, states, masks, new_work(engine.grid.n))
+    u = (rng if rng is not None else np.random.default_rng()).random(len(states))
+    decide_batch(engine.tables, _cover(engine), states, masks, u, out)
+    return out
+
+
+def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The scripted agent's tied-best actions in every game of ``states`` ((N, S) int32 buffers) into ``out``
+    ((N, num_actions) bool), in one compiled call, given the games' legal ``masks``: the actions among which
+    :func:`scripted_actions` and the agent draw their choice (the hint ``"ties"``, ``agents.hint``)."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    ties_batch(engine.tables, _cover(engine), states, masks, out)
+    return out
 
 
 class BreitenfeldScriptedAgent:
+    """The heuristic player described in the module docstring."""
+
     name = "breitenfeld_scripted"
 
     def __init__(self, seed: int | None = None):
@@ -31,167 +121,26 @@ class BreitenfeldScriptedAgent:
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
-    # ------------------------------------------------------------------ helpers
-    def _pick(self, options: list[tuple[float, int]]) -> int:
-        best = max(v for v, _ in options)
-        top = [a for v, a in options if v >= best - 1e-9]
-        return int(top[self._rng.integers(len(top))])
+    def _draw(self, engine, state, player: int, mask: np.ndarray) -> tuple[np.ndarray, int, int]:
+        """(the tied-best legal actions ascending, how many entries the draw is among, the action counted
+        twice in it or -1)."""
+        mask = np.asarray(mask, dtype=bool)
+        legal = np.flatnonzero(mask)
+        if not legal.size:
+            raise ValueError("no legal action: the game is over or the mask is empty")
+        if legal.size == 1:
+            return legal, 1, -1
+        scores, ties = np.empty(engine.num_actions), np.empty(engine.num_actions, dtype=bool)
+        n, doubled = score_one(engine.tables, state.buf, _cover(engine), int(player), mask, scores, ties)
+        return np.flatnonzero(ties), int(n), int(doubled)
+
+    def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """The tied-best legal actions (ascending), among which :meth:`act` draws."""
+        return self._draw(engine, state, player, mask)[0]
 
     def act(self, engine, state, player: int, mask: np.ndarray) -> int:
-        legal = np.flatnonzero(mask).tolist()
-        if not legal:
-            raise ValueError("no legal action")
-        if len(legal) == 1:
-            return legal[0]
-        key = engine.decision_key(state)
-        fn = getattr(self, f"_{key}", None)
-        a = fn(engine, state, player, legal) if fn else None
-        return int(a if a is not None else legal[self._rng.integers(len(legal))])
-
-    # ------------------------------------------------------------------ decisions
-    @staticmethod
-    def _enemy_distance(E, snap, player) -> list[int]:
-        """Per hex: distance to the nearest enemy unit (99 if none)."""
-        D = E.D
-        eh = [h for u, h in enumerate(snap.uh) if h >= 0 and D.unit_side[u] != player]
-        if not eh:
-            return [99] * D.grid.n
-        return D.grid.dist[:, eh].min(axis=1).tolist()
-
-    def _swap(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        snap = Snap(D, s)
-        ed = self._enemy_distance(E, snap, player)
-        opts = []
-        for a in legal:
-            k = a - c.corps0
-            n = 0
-            for u in E.corps_units[k]:
-                h = snap.uh[u]
-                if h >= 0 and not snap.ud[u] and ed[h] <= 4:
-                    n += 1
-            opts.append((n, a))
-        return self._pick(opts)
-
-    def _artillery(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        snap = Snap(D, s)
-        a_idx = int(s.g[G_ART_IDX])
-        h0 = int(s.a_hex[a_idx])
-        opts = []
-        for a in legal:
-            if a == A.END:
-                continue
-            h = a - c.hex0
-            u = snap.at[h]
-            rng = int(D.grid.dist[h0, h])
-            opts.append((-rng - (5 if u >= 0 and snap.ud[u] else 0), a))
-        return self._pick(opts) if opts else A.END
-
-    def _move_select(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        pieces = [a - c.piece0 for a in legal if c.piece0 <= a < c.hex0]
-        units = [p for p in pieces if p < D.n_units]
-        if units:
-            snap = Snap(D, s)
-            # routing/disrupted units first (they may be forced), then the ones nearest the enemy move first
-            ed = self._enemy_distance(E, snap, player)
-            units.sort(key=lambda p: (not snap.ud[p], ed[snap.uh[p]]))
-            return c.piece(units[0])
-        if pieces:
-            return c.piece(pieces[0])
-        return A.END
-
-    def _move_dest(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        if A.EXIT in legal:
-            return A.EXIT
-        snap = Snap(D, s)
-        p = int(s.g[G_SEL])
-        dests = [a - c.hex0 for a in legal if a >= c.hex0]
-        ed = self._enemy_distance(E, snap, player)
-        if p >= D.n_units:
-            # leader: join the friendly unit of its corps nearest the enemy (stacked, safe)
-            corps = D.leader_corps[p - D.n_units]
-            best = []
-            for h in dests:
-                u = snap.at[h]
-                if u >= 0 and D.unit_corps[u] == corps and not snap.ud[u]:
-                    d = ed[h]
-                    best.append((-d + D.unit_strength[u] / 100.0, c.hex(h)))
-            here = int(s.l_hex[p - D.n_units])
-            return self._pick(best) if best else c.hex(here)
-        here = snap.uh[p]
-        if snap.ud[p]:
-            # disrupted: stay if allowed, else the farthest hex from the enemy
-            if c.hex(here) in legal:
-                return c.hex(here)
-            opts = [(ed[h], c.hex(h)) for h in dests]
-            return self._pick(opts)
-        st = D.unit_strength[p]
-        opts = []
-        for h in dests + [here]:
-            d = ed[h]
-            score = -float(d)
-            if d == 1:
-                bad = False
-                good = False
-                for j in D.grid.adjacent[h]:
-                    e = snap.at[j]
-                    if e >= 0 and D.unit_side[e] != player:
-                        if snap.ud[e]:
-                            good = True
-                        else:
-                            mult = D.defense_mult[j] if not D.defense_needs_slope[j] or D.is_slope[h] else 1
-                            if D.unit_strength[e] * mult > st * 1.0:
-                                bad = True
-                score += (3.0 if good else 0.0) - (10.0 if bad else 0.0)
-            if D.hex_terrain_name[h] in ("town", "woods", "hilltop"):
-                score += 0.3
-            opts.append((score, c.hex(h)))
-        return self._pick(opts)
-
-    def _combat(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        snap = Snap(D, s)
-        elig = E.eligible_attackers(s)
-        opts = []
-        for a in legal:
-            if a == A.END:
-                continue
-            h = a - c.hex0
-            e = snap.at[h]
-            att = sum(D.unit_strength[u] for u in (snap.at[j] for j in D.grid.adjacent[h]) if u in elig)
-            dfn = (D.unit_dstrength[e] if snap.ud[e] else D.unit_strength[e]) * D.defense_mult[h]
-            opts.append((att / max(dfn, 1), a))
-        if not opts:
-            return A.END
-        best = max(v for v, _ in opts)
-        if A.END in legal and best < 1.0:
-            return A.END
-        return self._pick(opts)
-
-    def _attack(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        snap = Snap(D, s)
-        friends = [a for a in legal if a >= c.hex0 and D.unit_side[snap.at[a - c.hex0]] == player]
-        if friends:
-            return self._pick([(D.unit_strength[snap.at[a - c.hex0]], a) for a in friends])
-        if A.RESOLVE_CHARGE in legal:
-            return A.RESOLVE_CHARGE
-        if A.RESOLVE in legal:
-            return A.RESOLVE
-        foes = [a for a in legal if a >= c.hex0]
-        return self._pick([(-D.unit_strength[snap.at[a - c.hex0]], a) for a in foes])
-
-    def _leader(self, E, s, player, legal):
-        return A.ADD_LEADERS      # 10.11: a leader's value only ever helps its unit
-
-    def _loss(self, E, s, player, legal):
-        D, c = E.D, E.codec
-        snap = Snap(D, s)
-        opts = []
-        for a in legal:
-            u = snap.at[a - c.hex0]
-            opts.append(((0 if snap.ud[u] else 100) - D.unit_strength[u], a))
-        return self._pick(opts)
+        ties, n, doubled = self._draw(engine, state, player, mask)
+        if n == 1:
+            return int(ties[0])
+        i = int(self._rng.integers(n))
+        return int(ties[i]) if i < len(ties) else doubled

@@ -1,0 +1,168 @@
+"""The compiled scripted agent (issue 14) judges as the Python agent it replaced: at every decision recorded in
+``tests/data/breitenfeld_scripted_decisions.npz`` (the Python agent's tied-best actions in 30 seeded games, see
+``make_breitenfeld_scripted_decisions.py``) it finds the same tied-best actions; its batched entry points agree
+with it game by game; it is deterministic for a seed and runs the same as plain Python. (That it still plays the
+scripted games of ``golden_breitenfeld.json`` move for move: ``test_breitenfeld_golden.py``.)"""
+
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.breitenfeld_scripted import BreitenfeldScriptedAgent, scripted_actions, scripted_ties
+from agents.scripted import batched_scripted
+from wargame_envs.breitenfeld.batch import BreitenfeldBackend
+from wargame_envs.core.dice import Dice
+from wargame_envs.core.vector import VectorGame
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "breitenfeld_scripted_decisions.npz"
+BACKEND = BreitenfeldBackend()
+ENGINE = BACKEND.engine
+
+
+def recorded():
+    """(state buffers, the Python agent's tied-best actions per position)."""
+    d = np.load(DATA)
+    starts, ties = d["tie_start"], d["ties"]
+    return d["states"], [ties[starts[i]:starts[i + 1]].tolist() for i in range(len(starts) - 1)]
+
+
+STATES, TIES = recorded()
+
+
+def masks_of(states: np.ndarray) -> np.ndarray:
+    return np.stack([ENGINE.legal_mask(ENGINE.state_class(row.copy())) for row in states])
+
+
+@functools.cache
+def recorded_masks() -> np.ndarray:
+    return masks_of(STATES)
+
+
+def test_the_recorded_decisions_cover_every_judgement():
+    keys = {ENGINE.decision_key(ENGINE.state_class(row.copy())) for row in STATES}
+    assert keys == {"swap", "artillery", "move_select", "move_dest", "combat", "attack", "loss", "leader"}
+    assert sum(len(t) > 1 for t in TIES) > 1000   # many with tied options
+
+
+def test_the_batched_ties_are_the_python_agents():
+    """``scripted_ties`` on every recorded position at once: the Python agent's tied-best set each time."""
+    masks = recorded_masks()
+    sets = np.zeros(masks.shape, dtype=bool)
+    scripted_ties(BACKEND, STATES, sets, masks)
+    wrong = [i for i, best in enumerate(TIES) if np.flatnonzero(sets[i]).tolist() != best]
+    first = ENGINE.decision_key(ENGINE.state_class(STATES[wrong[0]].copy())) if wrong else None
+    assert not wrong, f"{len(wrong)} positions differ, the first at decision {first!r}"
+
+
+def sample_ties(step: int) -> tuple[list[list[int]], list[list[int]]]:
+    """The agent's ``ties`` at every ``step``-th recorded position, and the recorded ones."""
+    agent = BreitenfeldScriptedAgent(0)
+    got, want = [], []
+    for i in range(0, len(STATES), step):
+        s = ENGINE.state_class(STATES[i].copy())
+        got.append(agent.ties(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s)).tolist())
+        want.append(TIES[i])
+    return got, want
+
+
+def test_the_agents_ties_are_the_python_agents():
+    got, want = sample_ties(1)
+    assert got == want
+
+
+def test_scripted_actions_picks_among_the_ties_and_nothing_in_a_finished_game():
+    """``scripted_actions`` decides every game of a batch in one call: each choice one of the tied-best actions
+    (a lone legal action as is), -1 for a finished game; with masks given or computed."""
+    finished = ENGINE.new_state({}, Dice(0))
+    agent, dice = BreitenfeldScriptedAgent(0), Dice(0)
+    while not ENGINE.is_terminal(finished):
+        p = ENGINE.current_player(finished)
+        ENGINE.apply(finished, agent.act(ENGINE, finished, p, ENGINE.legal_mask(finished)), dice)
+    states = np.concatenate([STATES, finished.buf[None]])
+    out = np.zeros(len(states), dtype=np.int64)
+    scripted_actions(BACKEND, states, out, rng=np.random.default_rng(0))
+    assert all(out[i] in best for i, best in enumerate(TIES))
+    assert out[-1] == -1
+    again = np.zeros_like(out)
+    masks = np.concatenate([recorded_masks(), np.zeros((1, ENGINE.num_actions), dtype=bool)])
+    scripted_actions(ENGINE, states, again, masks=masks, rng=np.random.default_rng(1))
+    assert all(again[i] in best for i, best in enumerate(TIES)) and again[-1] == -1
+    drawn = {(i, a) for i, a in enumerate(out[:-1])} | {(i, a) for i, a in enumerate(again[:-1])}
+    assert len(drawn) > len(TIES)        # the draws differ where there are ties
+    sets = np.ones(masks.shape, dtype=bool)
+    assert not scripted_ties(BACKEND, states, sets, masks)[-1].any()
+
+
+def test_the_batched_entry_points_are_found_and_read_a_vector_batch():
+    """``agents.scripted.batched_scripted`` finds them; on the rows of ``wargame_envs.vector`` games they choose
+    among the agent's ties."""
+    assert batched_scripted("breitenfeld") is scripted_actions
+    assert batched_scripted("breitenfeld_v0", "scripted_ties") is scripted_ties
+    vec, rng = VectorGame(BACKEND, 16, seed=3), np.random.default_rng(3)
+    step = vec.reset()
+    agent, out, sets = BreitenfeldScriptedAgent(0), np.zeros(16, dtype=np.int64), np.zeros((16, vec.num_actions), bool)
+    for _ in range(40):
+        scripted_actions(BACKEND, vec.states, out, masks=step.action_mask, rng=rng)
+        scripted_ties(BACKEND, vec.states, sets, step.action_mask)
+        for i in range(16):
+            s = BACKEND.state_view(vec.states[i])
+            best = agent.ties(ENGINE, s, int(step.current_player[i]), step.action_mask[i])
+            assert np.flatnonzero(sets[i]).tolist() == best.tolist() and out[i] in best
+        step = vec.step(out)
+
+
+def play(seeds: tuple[int, int], decisions: int) -> list[int]:
+    """The first choices of two seeded agents playing each other."""
+    agents, dice = [BreitenfeldScriptedAgent(x) for x in seeds], Dice(7)
+    s, out = ENGINE.new_state({}, dice), []
+    for _ in range(decisions):
+        p = ENGINE.current_player(s)
+        out.append(agents[p].act(ENGINE, s, p, ENGINE.legal_mask(s)))
+        ENGINE.apply(s, out[-1], dice)
+    return out
+
+
+def test_the_agent_is_deterministic_for_a_seed():
+    assert play((1, 2), 300) == play((1, 2), 300)
+    assert play((1, 2), 300) != play((3, 4), 300)
+
+
+def test_reset_restarts_the_draws():
+    """Choices at the tied positions recorded: a reset agent draws them again."""
+    agent = BreitenfeldScriptedAgent(5)
+    tied = [i for i, best in enumerate(TIES) if len(best) > 1][:200]
+    states = [ENGINE.state_class(STATES[i].copy()) for i in tied]
+
+    def choices():
+        return [agent.act(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s)) for s in states]
+
+    first = choices()
+    agent.reset(5)
+    assert choices() == first and all(a in TIES[i] for i, a in zip(tied, first))
+
+
+def test_a_lone_legal_action_is_taken_and_an_empty_mask_refused():
+    agent = BreitenfeldScriptedAgent(0)
+    s = ENGINE.state_class(STATES[0].copy())
+    mask = np.zeros(ENGINE.num_actions, dtype=bool)
+    with pytest.raises(ValueError):
+        agent.act(ENGINE, s, 0, mask)
+    mask[np.flatnonzero(ENGINE.legal_mask(s))[-1]] = True
+    assert agent.act(ENGINE, s, ENGINE.current_player(s), mask) == np.flatnonzero(mask)[0]
+
+
+def test_the_agent_kernel_runs_the_same_as_plain_python():
+    """With numba's JIT disabled the kernels are the same code run as Python, with the same tied-best sets."""
+    env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("from test_breitenfeld_scripted import sample_ties; "
+            "got, want = sample_ties(40); print(got == want, len(got))")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=here)
+    assert out.stdout.split() == ["True", str(len(range(0, len(STATES), 40)))]
