@@ -112,6 +112,7 @@ class WargameAECEnv(AECEnv):
         }
         self.action_spaces = {a: spaces.Discrete(self.engine.num_actions) for a in self.possible_agents}
         self.state_ = None
+        self._running_infos: dict[tuple[int, str], dict[str, dict[str, Any]]] = {}
         self.dice: Dice | None = None
         self.record: GameRecord | None = None
         self._viewer = None
@@ -142,7 +143,7 @@ class WargameAECEnv(AECEnv):
         self.dice, self.state_, self._scores = dice, state, scores
         self.record = GameRecord(env=self.engine.name, seed=index, options=opts)
         self.agents = self.possible_agents[:]
-        self.rewards = {a: 0.0 for a in self.agents}
+        self.rewards = self._no_rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
@@ -189,10 +190,11 @@ class WargameAECEnv(AECEnv):
 
     def _after_transition(self) -> None:
         engine, s = self.engine, self.state_
-        self.rewards = dict.fromkeys(self.agents, 0.0)
         self._mask = None
         terminal, truncated, player, decision = engine.progress(s)
         paid = False  # any non-zero reward this step (terminal rewards pay only at the end)
+        # a step that pays nothing shares one all-zero dict (as PettingZoo's classic envs keep theirs)
+        self.rewards = dict.fromkeys(self.agents, 0.0) if terminal or self.reward_mode == "shaped" else self._no_rewards
         if self.reward_mode == "shaped":
             scores = engine.scores(s)
             delta = (scores - self._scores) * self.shaped_scale
@@ -245,9 +247,19 @@ class WargameAECEnv(AECEnv):
 
     def _set_infos(self, decision: int | None = None, mover: str | None = None) -> None:
         """The same numeric keys for every agent (see the module docstring); ``mover``: the agent to move
-        (None once the game is over)."""
+        (None once the game is over). While the game goes on the infos depend only on ``(decision, mover)``
+        (returns are 0), so those dicts are built once per env and shared, as PettingZoo's classic envs
+        keep theirs."""
         if decision is None:
             decision = int(self.engine.decision_id(self.state_))
+        if mover is not None:
+            infos = self._running_infos.get((decision, mover))
+            if infos is None:
+                infos = self._running_infos[(decision, mover)] = {
+                    a: {"decision_id": decision, "to_move": int(a == mover), "returns": 0.0}
+                    for a in self.possible_agents}
+            self.infos = infos
+            return
         returns = self._returns.tolist()
         self.infos = {a: {"decision_id": decision, "to_move": int(a == mover), "returns": returns[i]}
                       for i, a in enumerate(self.possible_agents)}
