@@ -71,6 +71,28 @@ def ties_batch(tables, cover, states, masks, out):
 
 
 @kernel
+def gaps_batch(tables, cover, states, masks, out):
+    """``out[i, a]``: how far legal action ``a`` of game ``i`` scores below the best (0 for the best and for a lone
+    legal action; -inf for the actions the heuristic does not consider, which include every illegal one)."""
+    T = unpack(tables)
+    scores = np.empty(masks.shape[1])
+    for i in range(states.shape[0]):
+        n = 0
+        for a in range(masks.shape[1]):
+            out[i, a] = 0.0 if masks[i, a] else -np.inf
+            n += 1 if masks[i, a] else 0
+        if n > 1:
+            buf = states[i]
+            score_actions(T, buf, cover, globals_of(buf, T)[G_PLAYER], masks[i], scores)
+            top = -np.inf
+            for a in range(masks.shape[1]):
+                if masks[i, a] and scores[a] > top:
+                    top = scores[a]
+            for a in range(masks.shape[1]):
+                out[i, a] = scores[a] - top if masks[i, a] else -np.inf
+
+
+@kernel
 def masks_batch(tables, states, masks, work):
     """Every game's legal mask (``work``: ``tables.new_work``)."""
     T = unpack(tables)
@@ -110,6 +132,16 @@ def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks:
     return out
 
 
+def scripted_gaps(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Every game's action ratings into ``out`` ((N, num_actions) float64) in one compiled call: each legal action's
+    score minus the best one (0 for the tied-best and a lone legal action; -inf for the actions the heuristic does
+    not consider, as for the illegal ones), given the games' legal ``masks`` (the hint ``"scores"``, ``agents.hint``).
+    The scores mix units (hexes of distance, odds), so the hint's prior is in practice one over the tied-best moves."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    gaps_batch(engine.tables, _cover(engine), states, masks, out)
+    return out
+
+
 class BreitenfeldScriptedAgent:
     """The heuristic player described in the module docstring."""
 
@@ -133,6 +165,12 @@ class BreitenfeldScriptedAgent:
         scores, ties = np.empty(engine.num_actions), np.empty(engine.num_actions, dtype=bool)
         n, doubled = score_one(engine.tables, state.buf, _cover(engine), int(player), mask, scores, ties)
         return np.flatnonzero(ties), int(n), int(doubled)
+
+    def gaps(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """Every action's score minus the best legal score (see :func:`scripted_gaps`)."""
+        out = np.zeros((1, engine.num_actions))
+        gaps_batch(engine.tables, _cover(engine), state.buf[None], np.asarray(mask, dtype=bool)[None], out)
+        return out[0]
 
     def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
         """The tied-best legal actions (ascending), among which :meth:`act` draws."""

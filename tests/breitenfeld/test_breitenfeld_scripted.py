@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.breitenfeld_scripted import BreitenfeldScriptedAgent, scripted_actions, scripted_ties
+from agents.breitenfeld_scripted import BreitenfeldScriptedAgent, scripted_actions, scripted_gaps, scripted_ties
 from agents.scripted import batched_scripted
 from wargame_envs.breitenfeld.batch import BreitenfeldBackend
 from wargame_envs.core.dice import Dice
@@ -49,6 +49,21 @@ def test_the_recorded_decisions_cover_every_judgement():
     keys = {ENGINE.decision_key(ENGINE.state_class(row.copy())) for row in STATES}
     assert keys == {"swap", "artillery", "move_select", "move_dest", "combat", "attack", "loss", "leader"}
     assert sum(len(t) > 1 for t in TIES) > 1000   # many with tied options
+
+
+def test_the_ratings_put_the_tied_best_at_zero():
+    """``scripted_gaps`` (the hint "scores"): 0 exactly on the tied-best actions, below 0 on the other legal actions
+    the heuristic rates, -inf on the rest; the agent's ``gaps`` agree with the batched call."""
+    masks = recorded_masks()[:400]
+    gaps = np.zeros(masks.shape)
+    scripted_gaps(BACKEND, STATES[:400], gaps, masks)
+    agent = BreitenfeldScriptedAgent(0)
+    for i, best in enumerate(TIES[:400]):
+        assert np.flatnonzero(gaps[i] >= -1e-9).tolist() == best, f"position {i}"
+        assert np.isneginf(gaps[i][~masks[i]]).all() and (gaps[i] <= 0).all()
+    for i in range(0, 400, 40):
+        s = ENGINE.state_class(STATES[i].copy())
+        np.testing.assert_array_equal(agent.gaps(ENGINE, s, ENGINE.current_player(s), masks[i]), gaps[i])
 
 
 def test_the_batched_ties_are_the_python_agents():
