@@ -1,29 +1,363 @@
 """A scripted heuristic player for Kulikovo 1380 (``kulikovo_v0``).
 
 It reads the engine and the public state only (never the Ambush Regiment's hexes: its distance
-reckoning skips hidden units, and the Russian side activates the Ambush Regiment by schedule). Each
-decision: activate the command closest to the enemy (Continuity with the best-rated other command
-near the enemy), move units step by step toward the nearest enemy, fire whenever a target is in range,
-stop with the enemy to the front, shock with every eligible unit (charging where it can), react and
-return fire, counter-charge with heavy cavalry, retreat away from the enemy.
+reckoning skips hidden units, which stand off the map until placed, 15.2, and the Russian side activates
+the Ambush Regiment by schedule). Each decision: activate the command closest to the enemy (Continuity with
+the best-rated other command near the enemy), move units step by step toward the nearest enemy, fire
+whenever a target is in range, stop with the enemy to the front, shock with every eligible unit (charging
+where it can), react and return fire, counter-charge with heavy cavalry, retreat away from the enemy.
+
+Every decision but one has a single answer (the first of equal options); only where it has no tactic (the
+False Dmitri set-up, 13.4) does it draw among the legal actions with its seeded generator, so it is
+deterministic for a seed.
+
+The heuristic is one compiled kernel over the state buffer (:func:`choose`), reading the engine's tables
+(``rules/tables.py``) and its compiled command ratings (4.2, 13.2, 13.3): the agent asks it for one game,
+:func:`scripted_actions` and :func:`scripted_ties` for every game of a batch in one call (issue 14).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from wargame_envs.core.chance import DS_SIZE
+from wargame_envs.core.jit import kernel
+from wargame_envs.kulikovo.actions import OPT_NO, OPT_PASS, OPT_SHOCK_ALL, OPT_YES
+from wargame_envs.kulikovo.data import H, M
+from wargame_envs.kulikovo.rules.kstate import make_ctx
+from wargame_envs.kulikovo.rules.leaders import command_ratings
 from wargame_envs.kulikovo.state import (
     D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL,
     D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH, D_SETUP_FACE,
-    D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, G_ACTIVATIONS, G_AMBUSH_PLACED,
-    RETIRED,
+    D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, F_MOVED, G_ACTIVATIONS, G_AMBUSH_PLACED,
+    G_SP, RETIRED,
 )
-from wargame_envs.kulikovo.data import H, M
 
-AMBUSH_AFTER = 25  # activations before the Russian side springs the Ambush Regiment
+AMBUSH_AFTER = 25   # activations before the Russian side springs the Ambush Regiment
+FAR = 99            # the distance to the enemy when no enemy unit is on the map
+NO_UNITS = 1e9      # the score of a command with no unit on the map (never activated by choice)
+SEIZE_RATING = 5    # the least rating worth seizing the Continuity with (4.4)
+DRAW = -2           # :func:`choose`: no tactic, draw among the legal actions
+
+
+# ------------------------------------------------------------------ reading the board
+@kernel
+def nearest_enemy(c, T, player, h):
+    """Hexes from ``h`` to the nearest enemy unit on the map (hidden units are off it); :data:`FAR` if none."""
+    best = -1
+    for v in range(T.side_ufirst[1 - player], T.side_uend[1 - player]):
+        e = c.u_hex[v]
+        if e >= 0 and (best < 0 or T.dist[h, e] < best):
+            best = T.dist[h, e]
+    return FAR if best < 0 else best
+
+
+@kernel
+def first_legal(mask, lo, hi):
+    """The first legal action in ``[lo, hi)``, or -1."""
+    for a in range(lo, hi):
+        if mask[a]:
+            return a
+    return -1
+
+
+@kernel
+def legal_or_first(mask, a):
+    """``a`` if it is legal, else the first legal action."""
+    return a if mask[a] else first_legal(mask, 0, mask.shape[0])
+
+
+@kernel
+def face_toward(c, T, player, h, mask):
+    """The first legal facing of a unit in ``h`` whose frontal hexes (6.0) are nearest the enemy; -1 if none."""
+    best, key = -1, 0
+    for f in range(6):
+        if not mask[T.A_FACE + f]:
+            continue
+        k = -1
+        for j in range(2):
+            x = T.front_nb[h, f, j]
+            if x >= 0:
+                d = nearest_enemy(c, T, player, x)
+                k = d if k < 0 else min(k, d)
+        k = FAR if k < 0 else k
+        if best < 0 or k < key:
+            best, key = T.A_FACE + f, k
+    return best
+
+
+@kernel
+def command_score(c, T, player, cmd):
+    """How far ``cmd`` is from the enemy (lower is better): the mean distance of its four units nearest the
+    enemy; the Ambush Regiment waits for its schedule (:data:`AMBUSH_AFTER` activations, 15.2)."""
+    if cmd == T.ambush_cmd and not c.g[G_AMBUSH_PLACED]:
+        return -1.0 if c.g[G_ACTIVATIONS] >= AMBUSH_AFTER else NO_UNITS
+    ds = np.empty(T.cmd_uend[cmd] - T.cmd_ufirst[cmd], np.int64)
+    n = 0
+    for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
+        if c.u_hex[u] >= 0 and c.u_status[u] != RETIRED:
+            ds[n] = nearest_enemy(c, T, player, c.u_hex[u])
+            n += 1
+    if n == 0:
+        return NO_UNITS
+    near = np.sort(ds[:n])[:4]
+    total = 0.0
+    for d in near:
+        total += d
+    return total / near.size
+
+
+# ------------------------------------------------------------------ decisions
+@kernel
+def command_of(T, player, a):
+    """The command that ``player``'s command action ``a`` names."""
+    return T.side_cfirst[player] + a - T.A_CMD
+
+
+@kernel
+def choose_command(c, T, player, mask, continuity, ratings):
+    """Free activation or Continuity (4.3, 4.4): the command nearest the enemy; for the Continuity, each
+    rating point counts two hexes, and the turn ends when no command has a unit on the map."""
+    o = T.A_OPT
+    best, key = -1, 0.0
+    for a in range(T.A_CMD, T.A_OPT):
+        if not mask[a]:
+            continue
+        cmd = command_of(T, player, a)
+        score = command_score(c, T, player, cmd)
+        if continuity:
+            score -= 2.0 * ratings[cmd]
+        if best < 0 or score < key:
+            best, key = a, score
+    if best < 0:
+        return legal_or_first(mask, o + OPT_PASS)
+    if continuity and key > NO_UNITS / 10:  # no command with a unit on the map: end the turn
+        return o + OPT_PASS
+    return best
+
+
+@kernel
+def choose_seizure(T, player, mask, ratings):
+    """Seize the Continuity (4.4) with the best-rated command if it is rated :data:`SEIZE_RATING` or more."""
+    best, top = -1, 0
+    for a in range(T.A_CMD, T.A_OPT):
+        if mask[a]:
+            r = ratings[command_of(T, player, a)]
+            if best < 0 or r > top:
+                best, top = a, r
+    return best if best >= 0 and top >= SEIZE_RATING else T.A_OPT + OPT_NO
+
+
+@kernel
+def unit_act(c, T, player, u, mask):
+    """Move/Fire (9.0, 11.0): fire at the nearest target; else step toward the nearest enemy, but stop facing
+    it when adjacent, or 2-3 hexes off for heavy and medium cavalry that has not moved (to charge, 11.1);
+    a Retired unit takes the first step the rules leave it."""
+    h = c.u_hex[u]
+    fire, key = -1, 0
+    for x in range(T.N):
+        if mask[x] and (fire < 0 or T.dist[h, x] < key):
+            fire, key = x, T.dist[h, x]
+    if fire >= 0:
+        return fire
+    if c.u_status[u] == RETIRED:
+        step = first_legal(mask, T.A_DIR, T.A_DIR + 6)
+        return step if step >= 0 else first_legal(mask, T.A_FACE, T.A_FACE + 6)
+    here = nearest_enemy(c, T, player, h)
+    charger = T.utype[u] == H or T.utype[u] == M
+    if here <= 1 or (charger and 2 <= here <= 3 and not c.u_flags[u] & F_MOVED):
+        return face_toward(c, T, player, h, mask)
+    best, bkey = -1, here
+    for d in range(6):
+        if mask[T.A_DIR + d]:
+            k = nearest_enemy(c, T, player, T.nbr[h, d])
+            if k < bkey:
+                best, bkey = T.A_DIR + d, k
+    return best if best >= 0 else face_toward(c, T, player, h, mask)
+
+
+@kernel
+def farthest_from_enemy(c, T, player, mask, std):
+    """The legal hex farthest from the enemy; between equals, the one nearest hex ``std`` (when ``std >= 0``)."""
+    best, key, near_std = -1, 0, 0
+    for h in range(T.N):
+        if not mask[h]:
+            continue
+        k = nearest_enemy(c, T, player, h)
+        s = T.dist[std, h] if std >= 0 else 0
+        if best < 0 or k > key or (k == key and s < near_std):
+            best, key, near_std = h, k, s
+    return best
+
+
+@kernel
+def defend(c, T, player, d, mask):
+    """Defending against shock (11.3, 10.1): heavy cavalry counter-charges, other units but medium cavalry
+    retreat before shock as far from the enemy as they can, the rest stand."""
+    face = first_legal(mask, T.A_FACE, T.A_FACE + 6)
+    if face >= 0 and T.utype[d] == H:
+        return face
+    if T.utype[d] != M:
+        away = farthest_from_enemy(c, T, player, mask, -1)
+        if away >= 0:
+            return away
+    return T.A_OPT + OPT_NO
+
+
+@kernel
+def choose_in(c, T, player, mask, ratings):
+    """The agent's action at the pending decision of the game ``c`` with two or more legal actions in
+    ``mask``: one action, or :data:`DRAW` (draw among the legal actions). ``ratings``: room for the command
+    ratings."""
+    t = c.stack[c.g[G_SP] - 1]
+    kind, arg = t[0], t[2]
+    o = T.A_OPT
+    if kind == D_FREE or kind == D_CONTINUITY:
+        if kind == D_CONTINUITY:
+            command_ratings(c, T, ratings)
+        return choose_command(c, T, player, mask, kind == D_CONTINUITY, ratings)
+    if kind == D_SEIZE:
+        command_ratings(c, T, ratings)
+        return choose_seizure(T, player, mask, ratings)
+    if kind == D_MF_SELECT or kind == D_SHOCK_SELECT:  # every unit in turn: all of them move, fire, shock
+        unit = first_legal(mask, T.A_UNIT, T.A_LEADER)
+        return unit if unit >= 0 else o + OPT_PASS
+    if kind == D_UNIT_ACT:
+        return unit_act(c, T, player, arg, mask)
+    if kind == D_REACT or kind == D_RETURN:
+        return legal_or_first(mask, o + OPT_YES)
+    if kind == D_CC_FIRE:  # heavy cavalry counter-charges the firer (11.3)
+        face = first_legal(mask, T.A_FACE, T.A_FACE + 6)
+        return face if face >= 0 and T.utype[arg] == H else o + OPT_NO
+    if kind == D_DEFENSE:
+        return defend(c, T, player, arg, mask)
+    if kind == D_SHOCK_MODE:  # charge where it can (11.1), else shock every frontal enemy
+        charge = first_legal(mask, 0, T.N)
+        return charge if charge >= 0 else legal_or_first(mask, o + OPT_SHOCK_ALL)
+    if kind == D_RBS_ADVANCE:
+        unit = first_legal(mask, T.A_UNIT, T.A_LEADER)
+        return unit if unit >= 0 else first_legal(mask, 0, mask.shape[0])
+    if kind == D_RETREAT:  # away from the enemy, toward the own Standard
+        return farthest_from_enemy(c, T, player, mask, c.std_hex[player])
+    if kind == D_FACE or kind == D_SETUP_FACE:
+        h = c.u_hex[arg] if c.u_hex[arg] >= 0 else T.unit_hex0[arg]
+        return face_toward(c, T, player, h, mask)
+    if kind == D_LEADER_MOVE:
+        return o + OPT_PASS
+    if (kind == D_RESOLVE_PICK or kind == D_ADV_PICK or kind == D_PLACE_REPL or kind == D_SETUP_AMBUSH
+            or kind == D_SETUP_LEADER or kind == D_STD_MOVE):
+        return first_legal(mask, 0, mask.shape[0])
+    return DRAW
+
+
+@kernel
+def choose(c, T, player, mask, ratings):
+    """:func:`choose_in` for any mask: the only legal action when there is one, -1 when none is, the first
+    legal one where the heuristic finds none (a unit to face with no facing allowed: never seen in play)."""
+    n, first = 0, -1
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            n += 1
+            first = a if first < 0 else first
+    if n <= 1:
+        return first
+    a = choose_in(c, T, player, mask, ratings)
+    return first if a == -1 else a
+
+
+# ------------------------------------------------------------------ entry points
+@kernel
+def reading_ctx(buf, T, scratch):
+    """The rules' context of the game in ``buf`` for reading (no dice, events or ZOC room: ``scratch``)."""
+    dv, ds, ev, evn, zc, zu, opts = scratch
+    return make_ctx(buf, T, dv, ds, ev, evn, zc, zu, opts)
+
+
+@kernel
+def new_scratch():
+    """What :func:`reading_ctx` needs besides the state: no dice, no events, no ZOC room, no options."""
+    return (np.zeros(0, np.float64), np.zeros(DS_SIZE, np.int64), np.zeros((0, 5), np.int32), np.zeros(1, np.int64),
+            np.zeros((2, 0), np.int64), np.zeros((2, 0, 6), np.int64), np.zeros(1, np.bool_))
+
+
+@kernel
+def choose_one(T, buf, player, mask):
+    """:func:`choose` for the game in ``buf`` (the agent's call)."""
+    return choose(reading_ctx(buf, T, new_scratch()), T, player, mask, np.empty(T.NC, np.int64))
+
+
+@kernel
+def draw(mask, u):
+    """The legal action at ``u`` (in [0, 1)) of their ascending list (Berestechko's ``pick`` among ties)."""
+    n = 0
+    for a in range(mask.shape[0]):
+        n += 1 if mask[a] else 0
+    i = int(u * n)
+    for a in range(mask.shape[0]):
+        if mask[a]:
+            if i == 0:
+                return a
+            i -= 1
+    return -1
+
+
+@kernel
+def decide_batch(T, states, masks, u, out):
+    """``out[i]``: the agent's action in game ``i`` (-1 when none is legal; a draw at ``u[i]`` where it draws)."""
+    ratings, scratch = np.empty(T.NC, np.int64), new_scratch()
+    for i in range(states.shape[0]):
+        c = reading_ctx(states[i], T, scratch)
+        player = c.stack[c.g[G_SP] - 1, 1] if c.g[G_SP] > 0 else 0
+        a = choose(c, T, player, masks[i], ratings)
+        out[i] = draw(masks[i], u[i]) if a == DRAW else a
+
+
+@kernel
+def ties_batch(T, states, masks, out):
+    """``out[i]``: the actions among which the agent draws in game ``i`` (its one choice, or every legal
+    action where it draws; none when the game is over)."""
+    ratings, scratch = np.empty(T.NC, np.int64), new_scratch()
+    for i in range(states.shape[0]):
+        c = reading_ctx(states[i], T, scratch)
+        player = c.stack[c.g[G_SP] - 1, 1] if c.g[G_SP] > 0 else 0
+        a = choose(c, T, player, masks[i], ratings)
+        for b in range(masks.shape[1]):
+            out[i, b] = masks[i, b] and (a == DRAW or b == a)
+
+
+def _legal_masks(engine, states: np.ndarray) -> np.ndarray:
+    masks = np.zeros((len(states), engine.num_actions), dtype=bool)
+    for i, row in enumerate(states):
+        masks[i] = engine.legal_mask(engine.state_class(row))
+    return masks
+
+
+def scripted_actions(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray | None = None,
+                     rng: np.random.Generator | None = None) -> np.ndarray:
+    """The scripted agent's action in every game of ``states`` ((N, S) int32 buffers) into ``out`` ((N,) int64),
+    in one compiled call: -1 where no action is legal. ``masks`` ((N, num_actions) bool) are the games' legal
+    masks (computed when not given); where the agent draws, ``rng`` draws (a fresh unseeded one when not
+    given)."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    if masks is None:
+        masks = _legal_masks(engine, states)
+    u = (rng if rng is not None else np.random.default_rng()).random(len(states))
+    decide_batch(engine.tables(), states, masks, u, out)
+    return out
+
+
+def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The scripted agent's tied-best actions in every game of ``states`` ((N, S) int32 buffers) into ``out``
+    ((N, num_actions) bool), in one compiled call, given the games' legal ``masks``: the actions among which
+    :func:`scripted_actions` and the agent draw their choice (the hint ``"ties"``, ``agents.hint``)."""
+    engine = getattr(backend_or_engine, "engine", backend_or_engine)
+    ties_batch(engine.tables(), states, masks, out)
+    return out
 
 
 class KulikovoScriptedAgent:
+    """The heuristic player described in the module docstring."""
+
     name = "kulikovo_scripted"
 
     def __init__(self, seed: int | None = None):
@@ -32,135 +366,17 @@ class KulikovoScriptedAgent:
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
-    # ----------------------------------------------------------------- helpers
-    @staticmethod
-    def _enemy_hexes(eng, s, player: int) -> list[int]:
-        hexes = s.u_hex.tolist()
-        return [hexes[u] for u in eng.side_units[1 - player] if hexes[u] >= 0]
+    def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """The tied-best legal actions (ascending), among which :meth:`act` draws: its one choice, or every
+        legal action where it has no tactic."""
+        legal = np.flatnonzero(mask)
+        if not legal.size:
+            raise ValueError("no legal action: the game is over or the mask is empty")
+        if legal.size == 1:
+            return legal
+        a = choose_one(engine.tables(), state.buf, int(player), np.asarray(mask, dtype=bool))
+        return legal if a == DRAW else np.array([a], dtype=np.int64)
 
-    @staticmethod
-    def _near(eng, h: int, enemy: list[int]) -> int:
-        if not enemy:
-            return 99
-        row = eng.dist_row(h)
-        return min(row[e] for e in enemy)
-
-    def _face_toward(self, eng, s, h: int, enemy: list[int], options: list[int]) -> int:
-        best, key = options[0], None
-        for a in options:
-            f = a - eng.AL.FACE
-            fr = [x for x in eng.geo.frontal(h, f) if x >= 0]
-            k = min((self._near(eng, x, enemy) for x in fr), default=99)
-            if key is None or k < key:
-                best, key = a, k
-        return best
-
-    def _command_score(self, eng, s, player: int, c: int, enemy: list[int]) -> float:
-        if c == eng.ambush_cmd and not s.g[G_AMBUSH_PLACED]:
-            return -1.0 if s.g[G_ACTIVATIONS] >= AMBUSH_AFTER else 1e9
-        hexes = s.u_hex.tolist()
-        st = s.u_status.tolist()
-        ds = [self._near(eng, hexes[u], enemy) for u in eng.cmd_units[c] if hexes[u] >= 0 and st[u] != RETIRED]
-        if not ds:
-            return 1e9
-        return float(np.mean(sorted(ds)[:4]))
-
-    # -------------------------------------------------------------------- act
-    def act(self, eng, state, player: int, mask: np.ndarray) -> int:
-        s = state
-        legal = np.flatnonzero(mask).tolist()
-        if len(legal) == 1:
-            return legal[0]
-        al = eng.AL
-        t = eng.top(s)
-        kind = t[0]
-        enemy = self._enemy_hexes(eng, s, player)
-        opt = al.option
-        if kind in (D_FREE, D_CONTINUITY):
-            cmds = [a for a in legal if al.CMD <= a < al.OPT]
-            if not cmds:
-                return opt("PASS") if opt("PASS") in legal else legal[0]
-            scored = []
-            for a in cmds:
-                c = eng.cmd_of_action(player, a)
-                score = self._command_score(eng, s, player, c, enemy)
-                if kind == D_CONTINUITY:
-                    score -= 2.0 * eng.command_rating(s, c)
-                scored.append((score, a))
-            scored.sort()
-            if kind == D_CONTINUITY and scored[0][0] > 1e8:
-                return opt("PASS")
-            return scored[0][1]
-        if kind == D_SEIZE:
-            cmds = [a for a in legal if al.CMD <= a < al.OPT]
-            best = max(cmds, key=lambda a: eng.command_rating(s, eng.cmd_of_action(player, a)), default=None)
-            if best is not None and eng.command_rating(s, eng.cmd_of_action(player, best)) >= 5:
-                return best
-            return opt("NO")
-        if kind == D_MF_SELECT:
-            units = [a for a in legal if al.UNIT <= a < al.LEADER]
-            return units[0] if units else opt("PASS")
-        if kind == D_UNIT_ACT:
-            return self._unit_act(eng, s, t[2], legal, enemy)
-        if kind in (D_REACT, D_RETURN):
-            return opt("YES") if opt("YES") in legal else legal[0]
-        if kind == D_CC_FIRE:
-            faces = [a for a in legal if al.FACE <= a < al.FACE + 6]
-            return faces[0] if faces and eng.utype[t[2]] == H else opt("NO")
-        if kind == D_DEFENSE:
-            d = t[2]
-            faces = [a for a in legal if al.FACE <= a < al.FACE + 6]
-            hexes = [a for a in legal if a < eng.N]
-            if faces and eng.utype[d] == H:
-                return faces[0]
-            if hexes and eng.utype[d] != M:
-                return max(hexes, key=lambda h: self._near(eng, h, enemy))
-            return opt("NO")
-        if kind == D_SHOCK_SELECT:
-            units = [a for a in legal if al.UNIT <= a < al.LEADER]
-            return units[0] if units else opt("PASS")
-        if kind == D_SHOCK_MODE:
-            charges = [a for a in legal if a < eng.N]
-            if charges:
-                return charges[0]
-            return opt("SHOCK_ALL") if opt("SHOCK_ALL") in legal else legal[0]
-        if kind in (D_RESOLVE_PICK, D_ADV_PICK, D_PLACE_REPL, D_SETUP_AMBUSH, D_SETUP_LEADER):
-            return legal[0]
-        if kind == D_RBS_ADVANCE:
-            return next((a for a in legal if al.UNIT <= a < al.LEADER), legal[0])
-        if kind == D_RETREAT:
-            return max(legal, key=lambda h: (self._near(eng, h, enemy), -eng.dist_row(int(s.std_hex[player]))[h]))
-        if kind in (D_FACE, D_SETUP_FACE):
-            u = t[2]
-            h = int(s.u_hex[u]) if s.u_hex[u] >= 0 else eng.sc.unit_hex[u]
-            return self._face_toward(eng, s, h, enemy, legal)
-        if kind == D_LEADER_MOVE:
-            return opt("PASS")
-        if kind == D_STD_MOVE:
-            return legal[0]
-        return legal[int(self._rng.integers(len(legal)))]
-
-    def _unit_act(self, eng, s, u: int, legal: list[int], enemy: list[int]) -> int:
-        al = eng.AL
-        h = int(s.u_hex[u])
-        fires = [a for a in legal if a < eng.N]
-        if fires:
-            return min(fires, key=lambda x: eng.dist_row(h)[x])
-        steps = [a for a in legal if al.DIR <= a < al.DIR + 6]
-        faces = [a for a in legal if al.FACE <= a < al.FACE + 6]
-        if s.u_status[u] == RETIRED:
-            return steps[0] if steps else faces[0]
-        here = self._near(eng, h, enemy)
-        charger = eng.utype[u] in (H, M)
-        if here <= 1 or (charger and here in (2, 3) and not s.u_flags[u] & 2):
-            return self._face_toward(eng, s, h, enemy, faces)
-        best, bkey = None, here
-        for a in steps:
-            y = eng.geo.nbr[h][a - al.DIR]
-            k = self._near(eng, y, enemy)
-            if k < bkey:
-                best, bkey = a, k
-        if best is not None:
-            return best
-        return self._face_toward(eng, s, h, enemy, faces)
-
+    def act(self, engine, state, player: int, mask: np.ndarray) -> int:
+        ties = self.ties(engine, state, player, mask)
+        return int(ties[self._rng.integers(len(ties))]) if len(ties) > 1 else int(ties[0])
