@@ -107,10 +107,22 @@ def test_the_ties_hint_marks_every_tied_best_move():
     assert seen_tie
 
 
-def test_the_ties_hint_needs_an_agent_that_reports_ties():
+class _PlainAgent:
+    """A scripted agent that only acts: it reports neither ties nor ratings."""
+
+    def __init__(self, seed=None):
+        pass
+
+    def act(self, engine, state, player, mask):
+        return int(np.flatnonzero(mask)[0])
+
+
+def test_the_ties_hint_needs_an_agent_that_reports_ties(monkeypatch):
+    import agents.scripted
     from training.evaluate import UsageError
     from training.train import TrainArgs, check_args
 
+    monkeypatch.setattr(agents.scripted, "make_scripted_agent", lambda battle, seed=None: _PlainAgent(seed))
     with pytest.raises(ValueError, match="ties"):
         make_observer("ties", "kulikovo")
     with pytest.raises(UsageError, match="--hint ties"):
@@ -146,13 +158,15 @@ def test_the_scores_hint_rates_every_move_and_its_prior_plays_the_heuristic():
     assert graded  # some decisions have near-best moves between 0 and 1
 
 
-def test_the_scores_hint_needs_a_rating_agent_and_the_batched_trainer():
+def test_the_scores_hint_needs_a_rating_agent_and_the_batched_trainer(monkeypatch):
+    import agents.scripted
     from training.evaluate import UsageError
     from training.train import TrainArgs, check_args
 
+    with pytest.raises(UsageError, match="--backend batched"):
+        check_args(TrainArgs(battle="berestechko", hint="scores"))
+    monkeypatch.setattr(agents.scripted, "make_scripted_agent", lambda battle, seed=None: _PlainAgent(seed))
     with pytest.raises(ValueError, match="gaps"):
         make_observer("scores", "kulikovo")
     with pytest.raises(UsageError, match="--hint scores"):
         check_args(TrainArgs(battle="kulikovo", hint="scores", backend="batched"))
-    with pytest.raises(UsageError, match="--backend batched"):
-        check_args(TrainArgs(battle="berestechko", hint="scores"))
