@@ -151,6 +151,9 @@ class TrainArgs:
     """games per side against each baseline after training (0 = skip the evaluation)"""
     progress: bool = True
     """show a tqdm progress bar over the budget"""
+    recipe: str = ""
+    """a tuned set of these arguments (training/recipes/NAME.json, or a path to such a file, with the run that measured
+    it); the flags given on the command line override it; "" = none"""
     backend: str = "default"
     """training engine: default (MaskablePPO on per-game envs in this process), batched (masked PPO on the batched
     compiled games of wargame_envs.vector, training.batched) or rllib (Ray RLlib, training.rllib_backend; needs
@@ -208,7 +211,53 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def parse_args(argv: list[str] | None = None) -> TrainArgs:
-    return from_namespace(build_parser().parse_args(argv))
+    parser = build_parser()
+    return from_namespace(parse_with_recipe(parser, parser, argv))
+
+
+RECIPES = Path(__file__).parent / "recipes"
+NOT_IN_RECIPES = ("battle", "recipe", "out", "resume", "overwrite")  # what one run, not a recipe, decides
+
+
+def load_recipe(spec: str, battle: str | None = None) -> dict[str, Any]:
+    """The argument values of recipe ``spec``: ``training/recipes/<spec>.json``, or the JSON file at path ``spec``,
+    holding ``{"battle": ..., "about": ..., "args": {field: value}}``. A :class:`~training.evaluate.UsageError`
+    names what is wrong: a missing or malformed file, a recipe for another battle than ``battle``, an unknown
+    field or a value of the wrong type."""
+    from training.evaluate import UsageError
+    from wargame_envs.registry import resolve
+
+    path = Path(spec) if spec.endswith(".json") or "/" in spec else RECIPES / f"{spec}.json"
+    if not path.is_file():
+        known = sorted(p.stem for p in RECIPES.glob("*.json"))
+        raise UsageError(f"--recipe {spec}: no such file {path} (recipes here: {', '.join(known) or 'none'})")
+    try:
+        recipe = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise UsageError(f"--recipe {spec}: {path} is not valid JSON ({exc})") from None
+    if not isinstance(recipe, dict) or not isinstance(recipe.get("args"), dict):
+        raise UsageError(f"--recipe {spec}: {path} must hold a JSON object with an 'args' object")
+    if battle and recipe.get("battle") and resolve(str(recipe["battle"])) != resolve(battle):
+        raise UsageError(f"--recipe {spec} is for {recipe['battle']}, not {battle}")
+    fields = {f.name: f.type for f in dataclasses.fields(TrainArgs) if f.name not in NOT_IN_RECIPES}
+    kinds = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,), "int | None": (int, type(None))}
+    for name, value in recipe["args"].items():
+        if name not in fields:
+            raise UsageError(f"--recipe {spec}: unknown argument {name!r} in {path} (a recipe may set: "
+                             f"{', '.join(sorted(fields))})")
+        if not isinstance(value, kinds[fields[name]]) or (isinstance(value, bool) and fields[name] != "bool"):
+            raise UsageError(f"--recipe {spec}: {name} = {value!r} in {path}: expected {fields[name]}")
+    return dict(recipe["args"])
+
+
+def parse_with_recipe(parser: argparse.ArgumentParser, train_parser: argparse.ArgumentParser, argv):
+    """Parse ``argv``; with ``--recipe``, parse again with the recipe's values as ``train_parser``'s defaults, so
+    the flags given explicitly still win."""
+    ns = parser.parse_args(argv)
+    if getattr(ns, "recipe", ""):
+        train_parser.set_defaults(**load_recipe(ns.recipe, ns.battle))
+        ns = parser.parse_args(argv)
+    return ns
 
 
 def from_namespace(ns: argparse.Namespace) -> TrainArgs:

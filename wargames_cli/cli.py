@@ -451,6 +451,7 @@ def build_parser() -> argparse.ArgumentParser:
                     "unless --resume or --overwrite is given.")
     train_arguments(train)
     train.set_defaults(func=cmd_train, eval_games=50)
+    parser.train_parser = train  # --recipe sets its defaults (training.train.parse_with_recipe)
 
     evaluate = sub.add_parser(
         "evaluate", help="round-robin tournament between agents (training.evaluate)",
@@ -480,10 +481,16 @@ def _missing_extra(exc: ModuleNotFoundError, command: str | None) -> MissingExtr
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from training.train import parse_with_recipe
+
+    parser = build_parser()
     try:
-        args = build_parser().parse_args(argv)
+        args = parse_with_recipe(parser, parser.train_parser, argv)
     except SystemExit as exc:  # --help, or a usage error argparse has already printed
         return int(exc.code or 0)
+    except WargameError as exc:  # a bad --recipe
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         return args.func(args)
     except WargameError as exc:  # CliError, RecordError, IllegalActionError, ScenarioError, CheckpointError ...
