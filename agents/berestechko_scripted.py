@@ -50,6 +50,7 @@ from wargame_envs.berestechko import combat as C
 from wargame_envs.berestechko import queries as Q
 from wargame_envs.berestechko.actions import OPT
 from wargame_envs.berestechko.state import CLOSE, INTERACTION, ON_MAP, RANGED, RECON, Phase, Reason, S
+from agents.scripted_kernels import best_legal_score, legal_count, mark_gaps, mark_lone, mark_ties
 from wargame_envs.core.kernel_records import as_record, borrowed
 from wargame_envs.berestechko.victory import victory_points
 from wargame_envs.core.jit import COMPILED, kernel
@@ -614,10 +615,7 @@ def score_choose_die(k, g, dist, cache, player, mask, scores):
 @kernel
 def pick(scores, mask, u):
     """The best legal action; between ties (within :data:`TIE`), the one at ``u`` (in [0, 1)) of their list."""
-    top = -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] and scores[a] > top:
-            top = scores[a]
+    top = best_legal_score(scores, mask)
     n = 0
     for a in range(mask.shape[0]):
         if mask[a] and scores[a] >= top - TIE:
@@ -665,20 +663,12 @@ def ties_batch(kt, kdt, gdt, states, masks, dist, cache, out):
     dist = borrowed(dist)
     scores = np.empty(masks.shape[1])
     for i in range(states.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            out[i, a] = masks[i, a]
-            n += 1 if masks[i, a] else 0
-        if n <= 1:
+        if legal_count(masks[i]) <= 1:
+            out[i] = masks[i]
             continue
         g = as_record(states[i], gdt)
         score_actions(k, g, dist, cache, g.sc[S.DECIDER], borrowed(masks[i]), scores)
-        top = -np.inf
-        for a in range(masks.shape[1]):
-            if masks[i, a] and scores[a] > top:
-                top = scores[a]
-        for a in range(masks.shape[1]):
-            out[i, a] = masks[i, a] and scores[a] >= top - TIE
+        mark_ties(scores, masks[i], TIE, out[i])
 
 
 @kernel
@@ -689,21 +679,12 @@ def gaps_batch(kt, kdt, gdt, states, masks, dist, cache, out):
     dist = borrowed(dist)
     scores = np.empty(masks.shape[1])
     for i in range(states.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            out[i, a] = 0.0 if masks[i, a] else -np.inf
-            n += 1 if masks[i, a] else 0
-        if n <= 1:
+        if legal_count(masks[i]) <= 1:
+            mark_lone(masks[i], out[i])
             continue
         g = as_record(states[i], gdt)
         score_actions(k, g, dist, cache, g.sc[S.DECIDER], borrowed(masks[i]), scores)
-        top = -np.inf
-        for a in range(masks.shape[1]):
-            if masks[i, a] and scores[a] > top:
-                top = scores[a]
-        for a in range(masks.shape[1]):
-            if masks[i, a]:
-                out[i, a] = scores[a] - top
+        mark_gaps(scores, masks[i], out[i])
 
 
 def _dist(engine) -> np.ndarray:

@@ -26,6 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.breitenfeld_scripted_kernels import decide, mark_ties, score_actions
+from agents.scripted_kernels import legal_count, mark_gaps, mark_lone
 from wargame_envs.breitenfeld.decisions import legal_options
 from wargame_envs.breitenfeld.state import G_PLAYER
 from wargame_envs.breitenfeld.tables import globals_of, new_work, unpack
@@ -77,19 +78,12 @@ def gaps_batch(tables, cover, states, masks, out):
     T = unpack(tables)
     scores = np.empty(masks.shape[1])
     for i in range(states.shape[0]):
-        n = 0
-        for a in range(masks.shape[1]):
-            out[i, a] = 0.0 if masks[i, a] else -np.inf
-            n += 1 if masks[i, a] else 0
-        if n > 1:
-            buf = states[i]
-            score_actions(T, buf, cover, globals_of(buf, T)[G_PLAYER], masks[i], scores)
-            top = -np.inf
-            for a in range(masks.shape[1]):
-                if masks[i, a] and scores[a] > top:
-                    top = scores[a]
-            for a in range(masks.shape[1]):
-                out[i, a] = scores[a] - top if masks[i, a] else -np.inf
+        if legal_count(masks[i]) <= 1:
+            mark_lone(masks[i], out[i])
+            continue
+        buf = states[i]
+        score_actions(T, buf, cover, globals_of(buf, T)[G_PLAYER], masks[i], scores)
+        mark_gaps(scores, masks[i], out[i])
 
 
 @kernel

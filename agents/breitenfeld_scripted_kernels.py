@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.scripted_kernels import best_legal_score
 from wargame_envs.breitenfeld import combat
 from wargame_envs.breitenfeld.actions import ADD_LEADERS, END, EXIT, RESOLVE, RESOLVE_CHARGE
 from wargame_envs.breitenfeld.state import (D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS, D_MOVE_DEST,
@@ -290,10 +291,7 @@ def score_actions(T, buf, cover, player, mask, scores):
 def mark_ties(scores, mask, doubled, out):
     """``out[a]``: legal ``a`` scores within :data:`TIE` of the best legal score; returns how many entries the
     draw is among (``doubled``, when tied, counts twice)."""
-    top = -np.inf
-    for a in range(mask.shape[0]):
-        if mask[a] and scores[a] > top:
-            top = scores[a]
+    top = best_legal_score(scores, mask)
     n = 0
     for a in range(mask.shape[0]):
         out[a] = mask[a] and scores[a] >= top - TIE
