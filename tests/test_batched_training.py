@@ -135,7 +135,7 @@ def test_the_kl_term_of_the_scores_hint_is_the_cross_entropy_on_the_prior():
     assert stats["kl_hint"] == pytest.approx(entropy, rel=1e-4)
 
 
-@pytest.mark.parametrize("battle", ["berestechko", "breitenfeld"])  # a compiled scores_batch, and the fallback
+@pytest.mark.parametrize("battle", ["berestechko", "breitenfeld", "kulikovo"])  # compiled scores_batch, and the fallback
 def test_vector_scores_are_the_engines(battle):
     vec = vector.make(battle, 4, seed=3)
     vec.reset()

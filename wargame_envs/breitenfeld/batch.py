@@ -25,7 +25,7 @@ from .rules import BreitenfeldEngine
 from .sequence import advance
 from .state import G_DONE, G_PLAYER
 from .tables import globals_of, new_work, unpack
-from .victory import write_returns
+from .victory import victory_points, write_returns
 
 SKIP, RESTART, REFRESH = -1, -2, -3
 
@@ -77,6 +77,14 @@ def observe_batch_kernel(tables, obs_tables, states, players, obs, memo, counts)
         write_observation(states[i], T, O, players[i], obs[i], memo, counts)
 
 
+@kernel
+def scores_batch_kernel(tables, states, out):
+    """Every game's (Allied, Imperial) victory points (``engine.scores``)."""
+    T = unpack(tables)
+    for i in range(states.shape[0]):
+        out[i, 0], out[i, 1] = victory_points(states[i], T)
+
+
 class BreitenfeldBackend(BattleBackend):
     """What ``core.vector.VectorGame`` needs of Breitenfeld (``wargame_envs.vector.make("breitenfeld", n)``)."""
 
@@ -114,3 +122,6 @@ class BreitenfeldBackend(BattleBackend):
 
     def observe_batch(self, states, players, obs):
         observe_batch_kernel(self.engine.tables, self._obs_tables, states, players, obs, *self._scratch)
+
+    def scores_batch(self, states, out):
+        scores_batch_kernel(self.engine.tables, states, out)
