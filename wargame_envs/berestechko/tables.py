@@ -18,6 +18,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..core.dtypes import interned
 from ..core.jit import kernel
 from ..core.kernel_records import borrowed
 from .data import CAVALRY, INFANTRY, NATIONS, WAGON, Scenario
@@ -48,7 +49,7 @@ IO = namedtuple("IO", ["dv", "ds", "ev", "evn"])
 
 def k_dtype(H: int, U: int) -> np.dtype:
     """The layout of the packed tables for ``H`` hexes and ``U`` counters (every field int32)."""
-    return np.dtype([(name, np.int32) for name in K_SCALARS] + [
+    return interned([(name, np.int32) for name in K_SCALARS] + [
         ("adj", np.int32, (H, 6)),      # neighbours in the grid's order, -1 padded
         ("rear", np.int32, (2, H, 6)),  # neighbours one line back for side p (P-L toward lower lines, 8.1.7)
         ("beside", np.int32, (H, 6)),   # neighbours on the same line
@@ -61,7 +62,7 @@ def k_dtype(H: int, U: int) -> np.dtype:
 
 def state_dtype(state_class) -> np.dtype:
     """The state buffer's fields (``state.make_state_class``) as a structured dtype, for :func:`as_record`."""
-    return np.dtype([(name, np.int32, shape) for name, _, _, shape in state_class._layout])
+    return interned([(name, np.int32, shape) for name, _, _, shape in state_class._layout])
 
 
 def _padded(rows, n: int) -> np.ndarray:

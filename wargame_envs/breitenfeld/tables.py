@@ -16,6 +16,7 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..core.dtypes import interned
 from ..core.jit import kernel
 from ..core.kernel_records import as_record, borrowed_view
 from .state import RESULT_CODES
@@ -98,7 +99,7 @@ def pack_tables(T: Tables) -> np.ndarray:
 def pack(arrays: dict, kinds: list) -> np.ndarray:
     """``arrays`` as one read-only structured array of one element: a field per ``(name, dtype)`` of ``kinds``,
     shaped as its value."""
-    rec = np.zeros(1, dtype=np.dtype([(name, kind, np.shape(arrays[name])) for name, kind in kinds]))
+    rec = np.zeros(1, dtype=interned([(name, kind, np.shape(arrays[name])) for name, kind in kinds]))
     for name, _ in kinds:
         rec[0][name] = arrays[name]
     rec.setflags(write=False)
