@@ -28,6 +28,10 @@ everything that decides in them as batches:
   agent's choice (the hint), whose weight halves every ``kl_half_life`` learner steps, so PPO may leave
   the heuristic only where its returns say so.
 
+- **A prior from the heuristic's ratings** (``--hint scores``, ``agents.hint``): the input's last slots hold
+  every legal move's rating by the scripted agent and the logits add their logarithm, so the untrained policy
+  plays the heuristic softened (exploring among its near-best moves) and the network learns corrections; the
+  KL term is then the cross-entropy on that prior. This is the setting of ``--recipe berestechko``.
 - **Sampling temperature** (``--temperature``): the policy trained is softmax(logits / T). Evaluation and the
   shipped agents play the greedy move, which T does not change; below 1 the games played in training
   stay close to that greedy play (at T = 1 a clone of the heuristic keeps ~0.3 nats of entropy a decision,
