@@ -135,9 +135,12 @@ def test_the_kl_term_of_the_scores_hint_is_the_cross_entropy_on_the_prior():
     assert stats["kl_hint"] == pytest.approx(entropy, rel=1e-4)
 
 
-@pytest.mark.parametrize("battle", ["berestechko", "breitenfeld", "kulikovo"])  # compiled scores_batch, and the fallback
-def test_vector_scores_are_the_engines(battle):
+@pytest.mark.parametrize("battle", ["berestechko", "breitenfeld", "kulikovo"])
+@pytest.mark.parametrize("compiled", [True, False])  # the backend's scores_batch, and the engine game by game
+def test_vector_scores_are_the_engines(battle, compiled):
     vec = vector.make(battle, 4, seed=3)
+    if not compiled:
+        vec.backend.scores_batch = None
     vec.reset()
     rng = np.random.default_rng(0)
     for _ in range(60):

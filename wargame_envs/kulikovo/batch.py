@@ -30,6 +30,7 @@ from ..core.jit import kernel
 from ..core.vector import BattleBackend
 from .observation import new_marks, obs_kernel, write_obs
 from .rules import KulikovoEngine
+from .rules.board import flight_points
 from .rules.kstate import make_ctx
 from .rules.turn import pending_options, settle, step
 from .state import G_OVER, G_SP, G_TRUNC, G_WINNER
@@ -101,6 +102,15 @@ def observe_batch_kernel(T, O, states, players, obs, mask, whole, dv, ds, ev, ev
         write_obs(c, T, O, mask, players[i], obs[i], whole)
 
 
+@kernel
+def scores_batch_kernel(T, states, out, dv, ds, ev, evn, zc, zu, mask):
+    """Every game's ``engine.scores``: the Flight Points of the enemy of each seat (16.0)."""
+    for i in range(states.shape[0]):
+        c = make_ctx(states[i], T, dv, ds, ev, evn, zc, zu, mask)
+        out[i, 0] = flight_points(c, T, 1)
+        out[i, 1] = flight_points(c, T, 0)
+
+
 class KulikovoBackend(BattleBackend):
     """What ``core.vector.VectorGame`` needs of Kulikovo (``wargame_envs.vector.make("kulikovo", n)``);
     ``observation="compact"`` selects the uint8 observations (module docstring)."""
@@ -154,6 +164,11 @@ class KulikovoBackend(BattleBackend):
         observe_batch_kernel(e.tables(), self._obs_kernel, states, players, obs, np.zeros(e.num_actions, np.bool_),
                              np.full(1, -1, np.int32), np.zeros(0, np.float64), np.zeros(DS_SIZE, np.int64),
                              *self._scratch)
+
+    def scores_batch(self, states, out):
+        e = self.engine
+        scores_batch_kernel(e.tables(), states, out, np.zeros(0, np.float64), np.zeros(DS_SIZE, np.int64),
+                            *self._scratch, np.zeros(e.num_actions, np.bool_))
 
     def from_position(self, position: dict[str, Any], dice) -> np.ndarray:
         s = self.engine.new_state({**self._options, "position": position}, dice)
