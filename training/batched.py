@@ -46,6 +46,7 @@ Throughput is reported as learner samples per second of rollout and update time 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import sys
 import time
@@ -173,18 +174,20 @@ class Rollout:
     hints: np.ndarray    # (T, N) the scripted choice
     rewards: np.ndarray  # (T, N, 2)
     done: np.ndarray     # (T, N)
+    width: int | None = None  # compact inputs (training.active_inputs): the columns used; None: full rows
 
 
 class SelfPlayGames:
     """``n_envs`` games against the pool; :meth:`collect` plays ``n_steps`` batched steps."""
 
-    def __init__(self, args, pool, policy_fn, value_fn, seed: int):
+    def __init__(self, args, pool, policy_fn, value_fn, seed: int, active=None):
         import torch
 
         import wargame_envs.vector as vector
         from agents.hint import input_size
 
         self.args, self.pool, self.policy_fn, self.value_fn, self.torch = args, pool, policy_fn, value_fn, torch
+        self.active = active  # training.active_inputs.ActiveInputs: the sample rows are compact (None: full rows)
         self.vec = vector.make(args.battle, args.n_envs, seed=seed)
         self.engine = self.vec.backend.engine
         n, self.obs_size, self.num_actions = args.n_envs, self.vec.obs_size, self.vec.num_actions
@@ -202,7 +205,10 @@ class SelfPlayGames:
         for i in range(n):
             self._draw(i)
         self.inputs = np.zeros((n, self.width), dtype=np.float32)
+        self._no_slots = np.zeros((n, 0), dtype=np.float32)
+        self._one_hot = np.zeros((n, self.width - self.obs_size), dtype=np.float32)
         self._sample_buffers: tuple[np.ndarray, np.ndarray] | None = None
+        self._last_rows = None  # the compact inputs of the bootstrap values (with ``active``)
         self.finished: list[tuple[str, int, float]] = []  # (opponent, learner seat, learner score)
 
     def _draw(self, i: int) -> None:
@@ -212,19 +218,27 @@ class SelfPlayGames:
         self.opponent[i] = entry.name
         self.learner_seat[i] = -1 if entry.kind == SELF else side
 
-    def _build_inputs(self, hints: np.ndarray) -> np.ndarray:
+    def _hint_slots(self, hints: np.ndarray) -> np.ndarray:
+        """(N, width - obs_size): the input's values after the observation (the hint's slots; none without one)."""
+        if self.width == self.obs_size:
+            return self._no_slots
+        if self.hint.slots is not None:
+            return self.hint.slots
+        slots = self._one_hot
+        slots[:] = 0.0
+        legal = self.step.action_mask.any(axis=1)
+        slots[np.flatnonzero(legal), hints[legal]] = 1.0
+        return slots
+
+    def _build_inputs(self, slots: np.ndarray) -> np.ndarray:
+        """(N, width): every game's full policy input (the observation, then ``slots``)."""
         x, o = self.inputs, self.obs_size
         x[:, :o] = self.step.observation
-        if self.width > o:
-            if self.hint.slots is not None:
-                x[:, o:] = self.hint.slots
-            else:
-                x[:, o:] = 0.0
-                legal = self.step.action_mask.any(axis=1)
-                x[np.flatnonzero(legal), o + hints[legal]] = 1.0
+        x[:, o:] = slots
         return x
 
-    def _opponent_actions(self, rows: np.ndarray, x, mask, hints, out) -> None:
+    def _opponent_actions(self, rows: np.ndarray, inputs, mask, hints, out) -> None:
+        """The opponents' actions in games ``rows``; ``inputs()``: the full inputs (N, width), for snapshots."""
         by_name: dict[str, list[int]] = {}
         for i in rows:
             by_name.setdefault(self.opponent[i], []).append(int(i))
@@ -235,7 +249,7 @@ class SelfPlayGames:
             if kind == "scripted":
                 out[idx] = hints[idx]
             elif kind == "snapshot":
-                z = np.where(mask[idx], entry.agent.actor.logits(x[idx]).astype(np.float64), -np.inf)
+                z = np.where(mask[idx], entry.agent.actor.logits(inputs()[idx]).astype(np.float64), -np.inf)
                 if self.pool.deterministic_snapshots:
                     out[idx] = z.argmax(axis=1)
                 else:
@@ -256,19 +270,24 @@ class SelfPlayGames:
             st = self.step
             legal = st.action_mask.any(axis=1)
             hints = self.hint.actions(st) if self.hint is not None else np.zeros(n, np.int64)
-            x = self._build_inputs(hints)
+            slots = self._hint_slots(hints)
+            full = _Once(functools.partial(self._build_inputs, slots))
             player = st.current_player
             mine = legal & ((self.learner_seat < 0) | (self.learner_seat == player))
             rows = np.flatnonzero(mine)
             actions[:] = 0
             if rows.size:  # the learner's rows go straight into the sample buffers, then through the network
                 xs, ms = ro.inputs[ro.samples:ro.samples + rows.size], ro.masks[ro.samples:ro.samples + rows.size]
-                xs.copy_(self.torch.from_numpy(x if rows.size == n else x[rows]))
+                if self.active is not None:
+                    xs = xs[:, :self.active.write(st.observation, slots, rows, xs)]
+                else:
+                    x = full()
+                    xs.copy_(self.torch.from_numpy(x if rows.size == n else x[rows]))
                 np.take(st.action_mask, rows, axis=0, out=ms)
                 ro.samples += rows.size
                 a, logp, v = self.policy_fn(xs, ms)
                 actions[rows], ro.logp[t, rows], ro.values[t, rows] = a, logp, v
-            self._opponent_actions(np.flatnonzero(legal & ~mine), x, st.action_mask, hints, actions)
+            self._opponent_actions(np.flatnonzero(legal & ~mine), full, st.action_mask, hints, actions)
             ro.actions[t] = actions
             ro.learner[t], ro.seat[t], ro.hints[t] = mine, player, hints
             restarted = self.step.terminated | self.step.truncated  # these rows start a new game now
@@ -279,6 +298,8 @@ class SelfPlayGames:
             ro.done[t] = ended = st.terminated | st.truncated
             for i in np.flatnonzero(ended):
                 self._finish(int(i), st)
+        if self.active is not None:
+            ro.width = self.active.width
         return ro, self._last_values()
 
     def _shaped_rewards(self, restarted: np.ndarray) -> np.ndarray:
@@ -296,11 +317,12 @@ class SelfPlayGames:
         bfloat16 with ``precision="bf16"``: the network casts its input to bfloat16 anyway, and the PPO
         epochs read every row several times, so half the bytes is half the gather and no cast per epoch."""
         if self._sample_buffers is None or self._sample_buffers[0].shape[0] != size:
-            torch = self.torch
-            dtype = torch.bfloat16 if self.args.precision == "bf16" else torch.float32
-            self._sample_buffers = (torch.zeros((size, self.width), dtype=dtype),
+            self._sample_buffers = (self.torch.zeros((size, self.width), dtype=self._input_dtype()),
                                     np.zeros((size, self.num_actions), bool))
         return self._sample_buffers
+
+    def _input_dtype(self):
+        return self.torch.bfloat16 if self.args.precision == "bf16" else self.torch.float32
 
     def _finish(self, i: int, st) -> None:
         seat = int(self.learner_seat[i])
@@ -317,7 +339,14 @@ class SelfPlayGames:
         is bootstrapped from the mover's value, negated: the game is zero-sum)."""
         st, n = self.step, self.args.n_envs
         hints = self.hint.actions(st) if self.hint is not None else np.zeros(n, np.int64)
-        v = self.value_fn(self._build_inputs(hints))
+        slots = self._hint_slots(hints)
+        if self.active is not None:
+            if self._last_rows is None:
+                self._last_rows = self.torch.zeros((n, self.width), dtype=self._input_dtype())
+            x = self._last_rows[:, :self.active.write(st.observation, slots, np.arange(n), self._last_rows)]
+        else:
+            x = self._build_inputs(slots)
+        v = self.value_fn(x)
         out = np.zeros((n, 2), dtype=np.float32)
         rows = np.arange(n)
         p = st.current_player
@@ -326,16 +355,30 @@ class SelfPlayGames:
         return out
 
 
+class _Once:
+    """``make()``'s value, computed on the first call only."""
+
+    def __init__(self, make):
+        self.make, self.value = make, None
+
+    def __call__(self):
+        if self.value is None:
+            self.value = self.make()
+        return self.value
+
+
 # ============================================================================ network and update
 
 class MaskedActorCritic:
     """The SB3 ``MlpPolicy`` of the default backend, driven directly: masked logits (divided by
     ``temperature``), values, samples; the matrix products in bfloat16 with ``precision="bf16"``."""
 
-    def __init__(self, policy, device: str, temperature: float = 1.0, precision: str = "fp32", prior_actions: int = 0):
+    def __init__(self, policy, device: str, temperature: float = 1.0, precision: str = "fp32", prior_actions: int = 0,
+                 active=None):
         import torch
 
         self.policy, self.device, self.torch = policy, device, torch
+        self.active = active  # training.active_inputs.ActiveInputs: inputs are its compact rows (None: full rows)
         self.prior_actions = prior_actions  # > 0: the input's last slots are a prior hint (agents.hint.prior_logits)
         self.inv_temperature = 1.0 / float(temperature)
         self._autocast = dict(device_type=torch.device(device).type, dtype=torch.bfloat16,
@@ -352,7 +395,23 @@ class MaskedActorCritic:
     def _latent(self, x):
         # SB3's extract_features would cast a bfloat16 input to float32 (preprocess_obs) only for autocast
         # to cast it back; the extractor is a flatten, and the inputs are already rows
-        return self.policy.mlp_extractor(x)
+        m = self.policy.mlp_extractor
+        if self.active is None:
+            return m(x)
+        # compact rows: the first layers read only the weight columns of the active inputs
+        sel = self.active.selection(x.shape[1], self.device)
+        return self._through(m.policy_net, x, sel), self._through(m.value_net, x, sel)
+
+    def _through(self, net, x, sel):
+        first = net[0]
+        h = self.torch.nn.functional.linear(x, first.weight.index_select(1, sel), first.bias)
+        return net[1:](h)
+
+    def hint_slots(self, x):
+        """The hint's slots of input rows ``x`` (the last ``num_actions`` values of a full row; the first of a
+        compact one)."""
+        a = self.policy.action_space.n
+        return x[:, :a] if self.active is not None else x[:, x.shape[1] - a:]
 
     def logits_values(self, x, mask):
         """Float32 masked logits and values of a batch (call inside :meth:`autocast`)."""
@@ -361,7 +420,7 @@ class MaskedActorCritic:
         if self.prior_actions:
             from agents.hint import prior_logits
 
-            logits = logits + prior_logits(x[:, -self.prior_actions:].float(), self.prior_actions)
+            logits = logits + prior_logits(self.hint_slots(x).float(), self.prior_actions)
         if self.inv_temperature != 1.0:
             logits = logits * self.inv_temperature
         return logits.masked_fill(~mask, -1e8), self.policy.value_net(vf).squeeze(-1).float()
@@ -394,7 +453,7 @@ def ppo_update(net: MaskedActorCritic, optimizer, ro: Rollout, adv: np.ndarray, 
     n = ro.samples
     data = {k: torch.as_tensor(v[sel], device=dev) for k, v in
             (("a", ro.actions), ("logp", ro.logp), ("adv", adv), ("ret", ret), ("hint", ro.hints))}
-    data["x"] = torch.as_tensor(ro.inputs[:n], device=dev)  # a view on the CPU: no copy
+    data["x"] = torch.as_tensor(ro.inputs[:n] if ro.width is None else ro.inputs[:n, :ro.width], device=dev)  # a view
     data["mask"] = torch.as_tensor(ro.masks[:n], device=dev)
     stats = {"pg_loss": 0.0, "v_loss": 0.0, "entropy": 0.0, "kl_hint": 0.0, "approx_kl": 0.0, "clip_frac": 0.0}
     if n == 0:
@@ -420,11 +479,11 @@ def ppo_update(net: MaskedActorCritic, optimizer, ro: Rollout, adv: np.ndarray, 
             probs = logp_all.exp()
             entropy = -(probs * torch.where(data["mask"][i], logp_all, torch.zeros_like(logp_all))).sum(-1).mean()
             if net.prior_actions:  # the hint "scores": cross-entropy on the prior softmax((score - best) / temperature)
-                slots = x[:, -logits.shape[1]:].float()
+                slots = net.hint_slots(x).float()
                 q = slots / slots.sum(dim=-1, keepdim=True).clamp(min=1e-12)
                 kl_hint = -(q * logp_all.masked_fill(q <= 0, 0.0)).sum(-1).mean()
             elif args.hint:  # the hint's actions as the input marks them (one, or the tied-best set)
-                marked = x[:, -logits.shape[1]:] > 0.5
+                marked = net.hint_slots(x) > 0.5
                 kl_hint = -torch.logsumexp(logp_all.masked_fill(~marked, -torch.inf), dim=-1).mean()
             else:
                 kl_hint = -logp_all.gather(1, data["hint"][i][:, None]).mean()
@@ -495,14 +554,16 @@ def train_batched(args):
     import torch
     from stable_baselines3.common.logger import configure
 
-    from agents.hint import has_prior
+    from agents.hint import has_prior, input_size
     from agents.mlp import MlpActor
+    from training.active_inputs import ActiveInputs
     from training.checkpoints import load_checkpoint, save_checkpoint
     from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate,
                                 imitation_warm_start, make_pool, prepare_out, resolve_device)
 
     args = check_args(args)
     out = prepare_out(args)
+    keep_freed_memory()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     device = resolve_device(args.device)
@@ -535,9 +596,11 @@ def train_batched(args):
         print(f"imitation warm start: {bc['decisions']:.0f} scripted decisions, actor accuracy "
               f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
     logger = configure(str(out / "tb"), ["tensorboard", "csv"])
+    active = ActiveInputs(engine.obs_layout.size, input_size(engine.obs_layout.size, engine.num_actions, args.hint)
+                          - engine.obs_layout.size)
     net = MaskedActorCritic(policy, device, args.temperature, args.precision,
-                            engine.num_actions if has_prior(args.hint) else 0)
-    games = SelfPlayGames(args, pool, net.act, net.value, seed=args.seed + shim.num_timesteps)
+                            engine.num_actions if has_prior(args.hint) else 0, active)
+    games = SelfPlayGames(args, pool, net.act, net.value, seed=args.seed + shim.num_timesteps, active=active)
     kl_on = bool(args.hint) or "scripted" in pool.entries
     rng = np.random.default_rng(args.seed)
     cap = args.total_timesteps if args.total_timesteps is not None else 10**15
@@ -587,6 +650,24 @@ def train_batched(args):
         (out / "eval.json").write_text(json.dumps({"about": checkpoint_about(path), **evaluation}, indent=1))
     return TrainResult(path, int(shim.num_timesteps), int(steps), seconds, steps / max(busy, 1e-9), evaluation,
                        missing)
+
+
+def keep_freed_memory() -> None:
+    """Let glibc keep freed blocks of up to 1 GiB for reuse. By default it hands out every block over a few
+    MB as fresh pages and returns them on free, and the update's tensors are 10-300 MB each: zeroing those
+    pages (page faults) cost more than the arithmetic on them (a 4,096-row gather took 60 ms instead of 6).
+    A no-op outside glibc."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+    except OSError:
+        return
+    mallopt = getattr(libc, "mallopt", None)
+    if mallopt is not None:
+        m_trim_threshold, m_mmap_threshold = -1, -3
+        if mallopt(m_mmap_threshold, 1 << 30) or mallopt(m_mmap_threshold, 1 << 25):  # glibc may cap it at 32 MB
+            mallopt(m_trim_threshold, 1 << 30)
 
 
 def _log(logger, games: SelfPlayGames, stats: dict[str, float], kl_coef: float, steps: int, busy: float) -> None:

@@ -1,0 +1,80 @@
+"""The batched trainer's compact sample rows (training/active_inputs.py): the same inputs, the same network."""
+
+import numpy as np
+import pytest
+import torch
+
+from training.active_inputs import ActiveInputs
+
+
+def _sparse_rows(rng, n, width, density):
+    x = np.where(rng.random((n, width)) < density, rng.random((n, width)), 0.0).astype(np.float32)
+    return x
+
+
+def test_compact_rows_expand_to_the_full_rows_while_the_active_set_grows():
+    rng = np.random.default_rng(0)
+    obs, tail = 300, 7
+    active = ActiveInputs(obs, tail)
+    buf = torch.zeros((40, obs + tail))
+    written = []
+    for step in range(4):  # later batches set columns no earlier row set: the set grows between writes
+        x = _sparse_rows(rng, 12, obs + tail, 0.02 * (step + 1))
+        rows = np.array([0, 3, 5, 6, 11]) if step % 2 else np.arange(12)
+        start = sum(len(r) for r in written)
+        width = active.write(x[:, :obs], x[:, obs:], rows, buf[start:])
+        assert width == active.width == tail + int(np.count_nonzero(active.slot >= 0))
+        written.append(x[rows])
+    full = np.concatenate(written)
+    np.testing.assert_array_equal(active.expand(buf[:len(full), :active.width].numpy()), full)
+    # every column set by some row is active, and no other
+    np.testing.assert_array_equal(np.sort(active.columns[:active.count[0]]), np.flatnonzero((full[:, :obs] != 0).any(0)))
+
+
+def test_the_network_on_compact_rows_is_the_network_on_full_rows():
+    """Logits, values and their gradients through the compact first layer equal the full computation."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from training.batched import MaskedActorCritic
+
+    rng = np.random.default_rng(1)
+    obs, actions = 200, 9
+    width = obs + actions
+    policy = MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (width,), np.float32), spaces.Discrete(actions),
+                                       lambda _: 0.0, net_arch={"pi": [16, 16], "vf": [16, 16]})
+    x = _sparse_rows(rng, 30, width, 0.05)
+    mask = torch.ones((30, actions), dtype=torch.bool)
+    active = ActiveInputs(obs, actions)
+    buf = torch.zeros((30, width))
+    w = active.write(x[:, :obs], x[:, obs:], np.arange(30), buf)
+
+    def run(net, inputs):
+        policy.zero_grad()
+        logits, v = net.logits_values(inputs, mask)
+        (logits.square().sum() + v.sum()).backward()
+        return logits.detach(), v.detach(), [p.grad.clone() for p in policy.parameters()]
+
+    for prior in (0, actions):
+        full = run(MaskedActorCritic(policy, "cpu", prior_actions=prior), torch.as_tensor(x))
+        compact = run(MaskedActorCritic(policy, "cpu", prior_actions=prior, active=active), buf[:, :w])
+        torch.testing.assert_close(compact[0], full[0], rtol=1e-5, atol=1e-5)
+        torch.testing.assert_close(compact[1], full[1], rtol=1e-5, atol=1e-5)
+        for g_compact, g_full in zip(compact[2], full[2]):
+            torch.testing.assert_close(g_compact, g_full, rtol=1e-4, atol=1e-4)  # summation order
+
+
+@pytest.mark.parametrize("battle", ["breitenfeld", "kulikovo"])
+def test_a_game_batch_compacts_without_loss(battle):
+    import wargame_envs.vector as vector
+
+    vec = vector.make(battle, 8, seed=4)
+    step = vec.reset()
+    rng = np.random.default_rng(2)
+    active = ActiveInputs(vec.obs_size, 0)
+    buf = torch.zeros((8, vec.obs_size))
+    for _ in range(30):
+        step = vec.step(vec.random_actions(rng))
+        w = active.write(step.observation, np.zeros((8, 0), np.float32), np.arange(8), buf)
+        np.testing.assert_array_equal(active.expand(buf[:, :w].numpy()), step.observation)
+    assert active.width < vec.obs_size / 2  # most of a large map's columns stay unset

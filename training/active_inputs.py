@@ -1,0 +1,108 @@
+"""Policy inputs that keep only the observation columns a game has ever set (the batched trainer's sample rows).
+
+Most of a large observation is zero in every game ever played: Kulikovo's 34,110 values are 972 hexes times
+35 planes, and units never reach most hexes (in 190,000 random decisions 19,850 columns stayed constant,
+nearly all at zero). A column that is zero in every sample adds nothing to the first layer's output and gets
+a zero gradient, so the first layer may skip it without changing the network's function or its training.
+
+:class:`ActiveInputs` keeps the set of observation columns seen nonzero so far. It only grows: a column gets
+the next free *slot* the first time a sample sets it, and keeps it. A compact row holds the hint's slots
+(``tail`` values, the input's last ones) first, then the observation's value in each slot; the first layer
+reads the matching columns of its weight matrix (:meth:`ActiveInputs.selection`). Rows written earlier hold
+zeros in the slots added after them, which is what they held in those columns: the rows of one buffer stay
+valid while the set grows, provided each buffer is written only through one :class:`ActiveInputs` (and was
+zero when it started).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from wargame_envs.core.jit import kernel
+
+
+@kernel
+def stage_rows(x, tail, rows, slot, columns, count, inactive, n_inactive, stage):
+    """Games ``rows`` of observations ``x`` and their ``tail`` values compacted into ``stage[:len(rows)]``: first
+    the tail, then the value of every active column in slot order. Columns of ``inactive[:n_inactive[0]]`` (the
+    never-set ones) that a row sets become active first: the next slot (``count[0]``) is theirs and ``columns``
+    records it."""
+    width = tail.shape[1]
+    for r in range(rows.shape[0]):
+        i = rows[r]
+        k, m = 0, n_inactive[0]
+        while k < m:
+            j = inactive[k]
+            if x[i, j] != 0.0:
+                slot[j] = count[0]
+                columns[count[0]] = j
+                count[0] += 1
+                m -= 1
+                inactive[k] = inactive[m]  # keep the never-set list dense; examine the moved-in column next
+            else:
+                k += 1
+        n_inactive[0] = m
+        for t in range(width):
+            stage[r, t] = tail[i, t]
+        for s in range(count[0]):
+            stage[r, width + s] = x[i, columns[s]]
+
+
+class ActiveInputs:
+    """The active observation columns of one training run, and the compact rows built from them (module
+    docstring). ``obs_size``: the observation's width; ``tail``: the hint's slots after it (0 without a hint)."""
+
+    def __init__(self, obs_size: int, tail: int):
+        self.obs_size, self.tail = int(obs_size), int(tail)
+        self.slot = np.full(self.obs_size, -1, dtype=np.int64)
+        self.columns = np.zeros(self.obs_size, dtype=np.int64)
+        self.count = np.zeros(1, dtype=np.int64)
+        self.inactive = np.arange(self.obs_size, dtype=np.int64)
+        self.n_inactive = np.full(1, self.obs_size, dtype=np.int64)
+        self._stage = np.zeros((0, 0), dtype=np.float32)
+        self._selection: tuple[int, object] = (-1, None)
+
+    @property
+    def full_width(self) -> int:
+        """A compact row's room: every observation column may become active."""
+        return self.tail + self.obs_size
+
+    @property
+    def width(self) -> int:
+        """The used part of a compact row now: the tail and the active columns."""
+        return self.tail + int(self.count[0])
+
+    def write(self, obs: np.ndarray, tail: np.ndarray, rows: np.ndarray, out) -> int:
+        """Compact games ``rows`` of observations ``obs`` (N, obs_size) and their ``tail`` values (N, tail) into the
+        torch tensor ``out`` (whose first ``len(rows)`` rows are written up to :attr:`width`, which this call may
+        grow). Returns the width."""
+        import torch
+
+        n = len(rows)
+        if self._stage.shape[0] < n or self._stage.shape[1] != self.full_width:
+            self._stage = np.zeros((max(n, self._stage.shape[0]), self.full_width), dtype=np.float32)
+        stage_rows(obs, tail, np.asarray(rows, dtype=np.int64), self.slot, self.columns, self.count, self.inactive,
+                   self.n_inactive, self._stage)
+        w = self.width
+        out[:n, :w].copy_(torch.from_numpy(self._stage[:n, :w]))
+        return w
+
+    def selection(self, width: int, device=None):
+        """The full input's column behind each of the first ``width`` compact columns (a torch index tensor):
+        the tail's columns, then the active observation columns in slot order."""
+        import torch
+
+        cached_width, sel = self._selection
+        if cached_width != width or (device is not None and sel.device != torch.device(device)):
+            cols = np.concatenate([np.arange(self.obs_size, self.full_width), self.columns[:width - self.tail]])
+            sel = torch.as_tensor(cols, device=device)
+            self._selection = (width, sel)
+        return sel
+
+    def expand(self, compact: np.ndarray) -> np.ndarray:
+        """The full inputs (N, obs_size + tail) of compact rows (N, width): for checks and tests."""
+        w = compact.shape[1]
+        out = np.zeros((compact.shape[0], self.full_width), dtype=np.float32)
+        out[:, self.obs_size:] = compact[:, :self.tail]
+        out[:, self.columns[:w - self.tail]] = compact[:, self.tail:w]
+        return out
