@@ -1,6 +1,7 @@
 """Where the batched trainer's time goes: a few rollouts and PPO updates under cProfile.
 
     python -m benchmarks.profile_batched_trainer [--battle berestechko] [--n-envs 256] [--iterations 4]
+        [--hint scores] [--baselines scripted] [--n-epochs 4] [--batch-size 4096] [--threads 2] [--precision bf16]
 
 Prints, per iteration, the seconds spent collecting the rollout, computing advantages and updating, the
 learner samples per second over all iterations, and cProfile's top functions by own time.
@@ -19,7 +20,7 @@ import numpy as np
 def main(argv: list[str] | None = None) -> int:
     import torch
 
-    from training.batched import SELF, MaskedActorCritic, SelfPlayGames, advantages, build_network, ppo_update
+    from training.batched import SELF, advantages, build_network, keep_freed_memory, network_and_games, ppo_update
     from training.train import TrainArgs, check_args, make_pool
     from wargame_envs.registry import make_engine
 
@@ -31,15 +32,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--precision", choices=("fp32", "bf16"), default="fp32")
     parser.add_argument("--net-arch", default="128,128")
+    parser.add_argument("--hint", default="scripted", help="as wargames train --hint")
+    parser.add_argument("--baselines", default="random,scripted", help="the pool's baselines (and self-play)")
+    parser.add_argument("--no-self-play", action="store_true")
+    parser.add_argument("--n-epochs", type=int, default=1)
+    parser.add_argument("--batch-size", type=int, default=2048)
     ns = parser.parse_args(argv)
+    keep_freed_memory()
     torch.set_num_threads(ns.threads)
-    args = check_args(TrainArgs(battle=ns.battle, n_envs=ns.n_envs, n_steps=ns.n_steps, batch_size=2048, n_epochs=1,
-                                kl_coef=0.05, precision=ns.precision, net_arch=ns.net_arch))
+    args = check_args(TrainArgs(battle=ns.battle, n_envs=ns.n_envs, n_steps=ns.n_steps, batch_size=ns.batch_size,
+                                n_epochs=ns.n_epochs, kl_coef=0.05, precision=ns.precision, net_arch=ns.net_arch,
+                                hint=ns.hint, baselines=ns.baselines, self_play=not ns.no_self_play, backend="batched"))
     pool, _ = make_pool(args)
-    pool.add(SELF, None, SELF)
-    policy = build_network(args, make_engine(args.battle), "cpu")
-    net = MaskedActorCritic(policy, "cpu", precision=ns.precision)
-    games = SelfPlayGames(args, pool, net.act, net.value, seed=0)
+    if args.self_play:
+        pool.add(SELF, None, SELF)
+    engine = make_engine(args.battle)
+    policy = build_network(args, engine, "cpu")
+    net, games = network_and_games(args, policy, pool, engine, "cpu", seed=0)
     rng = np.random.default_rng(0)
     games.collect(4)  # warm-up (compiled code, first allocations)
     profile, samples, start = cProfile.Profile(), 0, time.time()

@@ -536,6 +536,19 @@ def fuse_adam(optimizer) -> None:
         g["fused"], g["foreach"] = True, False
 
 
+def network_and_games(args, policy, pool, engine, device: str, seed: int) -> tuple[MaskedActorCritic, SelfPlayGames]:
+    """The trainer's driver of ``policy`` and its games, sharing one set of active input columns
+    (``training.active_inputs``: the sample rows keep only the observation columns ever set)."""
+    from agents.hint import has_prior, input_size
+    from training.active_inputs import ActiveInputs
+
+    obs_size = engine.obs_layout.size
+    active = ActiveInputs(obs_size, input_size(obs_size, engine.num_actions, args.hint) - obs_size)
+    net = MaskedActorCritic(policy, device, args.temperature, args.precision,
+                            engine.num_actions if has_prior(args.hint) else 0, active)
+    return net, SelfPlayGames(args, pool, net.act, net.value, seed=seed, active=active)
+
+
 def checkpoint_meta(args, engine, shim: _ModelShim, pool, train_seconds: float) -> dict[str, Any]:
     from training.checkpoints import layout_digest
     from training.train import hidden_sizes
@@ -554,9 +567,8 @@ def train_batched(args):
     import torch
     from stable_baselines3.common.logger import configure
 
-    from agents.hint import has_prior, input_size
+    from agents.hint import has_prior
     from agents.mlp import MlpActor
-    from training.active_inputs import ActiveInputs
     from training.checkpoints import load_checkpoint, save_checkpoint
     from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate,
                                 imitation_warm_start, make_pool, prepare_out, resolve_device)
@@ -596,11 +608,7 @@ def train_batched(args):
         print(f"imitation warm start: {bc['decisions']:.0f} scripted decisions, actor accuracy "
               f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
     logger = configure(str(out / "tb"), ["tensorboard", "csv"])
-    active = ActiveInputs(engine.obs_layout.size, input_size(engine.obs_layout.size, engine.num_actions, args.hint)
-                          - engine.obs_layout.size)
-    net = MaskedActorCritic(policy, device, args.temperature, args.precision,
-                            engine.num_actions if has_prior(args.hint) else 0, active)
-    games = SelfPlayGames(args, pool, net.act, net.value, seed=args.seed + shim.num_timesteps, active=active)
+    net, games = network_and_games(args, policy, pool, engine, device, seed=args.seed + shim.num_timesteps)
     kl_on = bool(args.hint) or "scripted" in pool.entries
     rng = np.random.default_rng(args.seed)
     cap = args.total_timesteps if args.total_timesteps is not None else 10**15

@@ -109,7 +109,7 @@ class BerestechkoEngine(Engine):
         if not 0 <= action < self.num_actions or not self._legal(s)[action]:
             raise IllegalActionError(f"action {action} is not legal at decision '{self.decision_name(s)}'")
         ev = self._events()
-        if type(dice) is Dice:
+        if getattr(dice, "never_runs_out", False):
             # Seeded dice cannot run out (kernel_stream hands over plenty): no backup needed.
             dv, ds = dice.kernel_stream()
             apply_one(self.kt, self.kdt, s.buf, self.gdt, action, dv, ds, ev.ev, ev.evn)

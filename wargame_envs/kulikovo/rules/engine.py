@@ -19,7 +19,6 @@ from typing import Any
 import numpy as np
 
 from ...core.chance import DS_SIZE
-from ...core.dice import Dice
 from ...core.engine import Engine
 from ...core.errors import IllegalActionError, ScenarioError
 from ...core.events import EventBuffer
@@ -181,7 +180,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         log (formatted when read); a die that runs out or does not fit (scripted dice) restores the state
         and raises. Returns what the kernel returned."""
         # seeded dice cannot run out (kernel_stream hands over plenty): only other dice need a backup
-        backup = None if type(dice) is Dice else s.buf.copy()
+        backup = None if getattr(dice, "never_runs_out", False) else s.buf.copy()
         bound = self.bound(s)
         dv, ds = dice.kernel_stream()
         try:
