@@ -38,7 +38,16 @@ everything that decides in them as batches:
   a few dozen off-hint moves a game, and wins 5-15% of its training games against the heuristic it
   copies while its greedy play wins 45-51%).
 - **Precision** (``--precision bf16``): the network's matrix products run in bfloat16 under torch autocast
-  (2-3x faster on CPUs with AVX512-BF16 or AMX); weights, optimizer and losses stay float32.
+  (2-3x faster on CPUs with AVX512-BF16 or AMX); weights, optimizer and losses stay float32. The sample rows
+  are then stored in bfloat16 too (the first layer casts them anyway), which halves what the epochs gather.
+- **Compact sample rows** (``training.active_inputs``): a sample keeps the hint's slots and only the
+  observation columns that some sample has ever set (Kulikovo's 34,110 values are 972 hexes x 35 planes, and
+  units never reach most hexes); the first layers read the matching columns of their weights. The network,
+  its gradients and the checkpoints are those of the full input: a column that was always zero adds nothing
+  and gets no gradient.
+- **Memory**: minibatches are gathered into one buffer kept for the update, Adam runs torch's fused kernel,
+  and glibc keeps freed blocks (:func:`keep_freed_memory`): fresh pages for every tensor of 10-300 MB had
+  cost more than the arithmetic.
 
 Throughput is reported as learner samples per second of rollout and update time (the trainer's log).
 """
