@@ -12,7 +12,9 @@ the network's output **plus the logarithm of that slot** (:func:`prior_logits`):
 of the heuristic's judgement (piKL's ``pi ~ prior x exp(Q)``). An untrained network then plays
 ``softmax((score - best) / SCORE_TEMPERATURE)``, which explores among the near-best moves (9 off-best moves
 a game at 0.05 VP for Berestechko, with the heuristic's win rate) and whose greedy move is the heuristic's,
-so this hint needs no imitation warm start for the actor; it needs an agent with a ``scores`` method. The network starts out by
+so this hint needs no imitation warm start for the actor; it needs an agent with a ``gaps`` method (Berestechko's
+and Breitenfeld's rate their moves; Kulikovo's picks one, so its choice rates 0 and every other legal action
+``agents.kulikovo_scripted.OFF_CHOICE_GAP`` below). The network starts out by
 copying the hint (the imitation warm start teaches it in seconds) and reinforcement learning then
 teaches it where to depart from the heuristic: the heuristic's judgement (exact combat odds, command
 economy) is kept, not relearnt from scratch. The same observer builds the policy's input in training,

@@ -38,6 +38,11 @@ FAR = 99            # the distance to the enemy when no enemy unit is on the map
 NO_UNITS = 1e9      # the score of a command with no unit on the map (never activated by choice)
 SEIZE_RATING = 5    # the least rating worth seizing the Continuity with (4.4)
 DRAW = -2           # :func:`choose`: no tactic, draw among the legal actions
+# The heuristic picks one action and rates no other. For the ratings hint (``--hint scores``, agents.hint) its
+# choice rates 0 and every other legal action this many Flight Points below: at the hint's temperature (0.05)
+# each other action gets exp(-6) = 0.25% of the choice's prior weight, so the untrained residual policy plays
+# the heuristic and tries another legal action at ~2% of its decisions (8 legal actions on average).
+OFF_CHOICE_GAP = 0.3
 
 
 # ------------------------------------------------------------------ reading the board
@@ -355,6 +360,21 @@ def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks:
     return out
 
 
+def scripted_gaps(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Every game's action ratings into ``out`` ((N, num_actions) float64), given the legal ``masks``: 0 for the
+    heuristic's choice (every legal action where it draws), -:data:`OFF_CHOICE_GAP` for the other legal actions,
+    -inf for the illegal ones (the hint ``"scores"``, ``agents.hint``)."""
+    ties = scripted_ties(backend_or_engine, states, np.zeros(masks.shape, dtype=bool), masks)
+    return _gaps_of(ties, masks, out)
+
+
+def _gaps_of(ties: np.ndarray, masks: np.ndarray, out: np.ndarray) -> np.ndarray:
+    out[:] = -np.inf
+    out[masks] = -OFF_CHOICE_GAP
+    out[ties] = 0.0
+    return out
+
+
 class KulikovoScriptedAgent:
     """The heuristic player described in the module docstring."""
 
@@ -376,6 +396,13 @@ class KulikovoScriptedAgent:
             return legal
         a = choose_one(engine.tables(), state.buf, int(player), np.asarray(mask, dtype=bool))
         return legal if a == DRAW else np.array([a], dtype=np.int64)
+
+    def gaps(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
+        """Every action's rating (see :func:`scripted_gaps`)."""
+        mask = np.asarray(mask, dtype=bool)
+        ties = np.zeros(mask.shape, dtype=bool)
+        ties[self.ties(engine, state, player, mask)] = True
+        return _gaps_of(ties, mask, np.empty(mask.shape))
 
     def act(self, engine, state, player: int, mask: np.ndarray) -> int:
         ties = self.ties(engine, state, player, mask)

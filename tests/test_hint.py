@@ -158,6 +158,33 @@ def test_the_scores_hint_rates_every_move_and_its_prior_plays_the_heuristic():
     assert graded  # some decisions have near-best moves between 0 and 1
 
 
+def test_kulikovo_rates_its_choice_and_puts_every_other_legal_action_a_fixed_gap_below():
+    """Kulikovo's heuristic rates no alternative: its choice rates 0, the other legal actions OFF_CHOICE_GAP
+    below, the illegal ones -inf; batched and game by game alike, and the prior's greedy move is the choice."""
+    import wargame_envs.vector as vector
+    from agents.kulikovo_scripted import OFF_CHOICE_GAP, KulikovoScriptedAgent, scripted_gaps
+    from agents.hint import score_slots
+
+    vec = vector.make("kulikovo", 6, seed=2)
+    step, rng, agent = vec.reset(), np.random.default_rng(3), KulikovoScriptedAgent(0)
+    engine, checked = vec.backend.engine, 0
+    for _ in range(40):
+        gaps = scripted_gaps(vec.backend, vec.states, np.zeros(step.action_mask.shape), step.action_mask)
+        for i in np.flatnonzero(step.action_mask.any(axis=1)):
+            mask = step.action_mask[i]
+            state = vec.backend.state_view(vec.states[i])
+            ties = agent.ties(engine, state, int(step.current_player[i]), mask)
+            assert set(np.flatnonzero(gaps[i] == 0.0)) == set(ties)
+            others = mask.copy()
+            others[ties] = False
+            assert (gaps[i][others] == -OFF_CHOICE_GAP).all() and np.isneginf(gaps[i][~mask]).all()
+            np.testing.assert_array_equal(agent.gaps(engine, state, int(step.current_player[i]), mask), gaps[i])
+            assert int(np.argmax(np.log(np.maximum(score_slots(gaps[i]), 1e-30)))) in ties
+            checked += 1
+        step = vec.step(vec.random_actions(rng))
+    assert checked > 100
+
+
 def test_the_scores_hint_needs_a_rating_agent_and_the_batched_trainer(monkeypatch):
     import agents.scripted
     from training.evaluate import UsageError
