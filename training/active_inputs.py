@@ -22,26 +22,18 @@ from wargame_envs.core.jit import kernel
 
 
 @kernel
-def stage_rows(x, tail, rows, slot, columns, count, inactive, n_inactive, stage):
+def stage_rows(x, tail, rows, slot, columns, count, stage):
     """Games ``rows`` of observations ``x`` and their ``tail`` values compacted into ``stage[:len(rows)]``: first
-    the tail, then the value of every active column in slot order. Columns of ``inactive[:n_inactive[0]]`` (the
-    never-set ones) that a row sets become active first: the next slot (``count[0]``) is theirs and ``columns``
-    records it."""
+    the tail, then the value of every active column in slot order. A column that a row sets for the first time
+    (``slot`` -1) becomes active first: the next slot (``count[0]``) is its and ``columns`` records it."""
     width = tail.shape[1]
     for r in range(rows.shape[0]):
         i = rows[r]
-        k, m = 0, n_inactive[0]
-        while k < m:
-            j = inactive[k]
-            if x[i, j] != 0.0:
+        for j in range(x.shape[1]):  # one sequential pass: new columns are rare
+            if x[i, j] != 0.0 and slot[j] < 0:
                 slot[j] = count[0]
                 columns[count[0]] = j
                 count[0] += 1
-                m -= 1
-                inactive[k] = inactive[m]  # keep the never-set list dense; examine the moved-in column next
-            else:
-                k += 1
-        n_inactive[0] = m
         for t in range(width):
             stage[r, t] = tail[i, t]
         for s in range(count[0]):
@@ -57,8 +49,6 @@ class ActiveInputs:
         self.slot = np.full(self.obs_size, -1, dtype=np.int64)
         self.columns = np.zeros(self.obs_size, dtype=np.int64)
         self.count = np.zeros(1, dtype=np.int64)
-        self.inactive = np.arange(self.obs_size, dtype=np.int64)
-        self.n_inactive = np.full(1, self.obs_size, dtype=np.int64)
         self._stage = np.zeros((0, 0), dtype=np.float32)
         self._selection: tuple[int, object] = (-1, None)
 
@@ -81,8 +71,7 @@ class ActiveInputs:
         n = len(rows)
         if self._stage.shape[0] < n or self._stage.shape[1] != self.full_width:
             self._stage = np.zeros((max(n, self._stage.shape[0]), self.full_width), dtype=np.float32)
-        stage_rows(obs, tail, np.asarray(rows, dtype=np.int64), self.slot, self.columns, self.count, self.inactive,
-                   self.n_inactive, self._stage)
+        stage_rows(obs, tail, np.asarray(rows, dtype=np.int64), self.slot, self.columns, self.count, self._stage)
         w = self.width
         out[:n, :w].copy_(torch.from_numpy(self._stage[:n, :w]))
         return w
