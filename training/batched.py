@@ -217,7 +217,7 @@ class SelfPlayGames:
         self._no_slots = np.zeros((n, 0), dtype=np.float32)
         self._one_hot = np.zeros((n, self.width - self.obs_size), dtype=np.float32)
         self._sample_buffers: tuple[np.ndarray, np.ndarray] | None = None
-        self._last_rows = None  # the compact inputs of the bootstrap values (with ``active``)
+        self._last_rows = None  # the inputs of the bootstrap values (a torch buffer like the samples)
         self.finished: list[tuple[str, int, float]] = []  # (opponent, learner seat, learner score)
 
     def _draw(self, i: int) -> None:
@@ -245,6 +245,15 @@ class SelfPlayGames:
         x[:, :o] = self.step.observation
         x[:, o:] = slots
         return x
+
+    def _write_rows(self, out, rows: np.ndarray, slots: np.ndarray, full):
+        """The policy inputs of games ``rows`` into the torch buffer ``out`` (compact rows with ``active``, else the
+        rows of ``full()``, the full inputs); returns the part of ``out`` the network reads."""
+        if self.active is not None:
+            return out[:len(rows), :self.active.write(self.step.observation, slots, rows, out)]
+        x = full()
+        out[:len(rows)].copy_(self.torch.from_numpy(x if len(rows) == len(x) else x[rows]))
+        return out[:len(rows)]
 
     def _opponent_actions(self, rows: np.ndarray, inputs, mask, hints, out) -> None:
         """The opponents' actions in games ``rows``; ``inputs()``: the full inputs (N, width), for snapshots."""
@@ -280,18 +289,14 @@ class SelfPlayGames:
             legal = st.action_mask.any(axis=1)
             hints = self.hint.actions(st) if self.hint is not None else np.zeros(n, np.int64)
             slots = self._hint_slots(hints)
-            full = _Once(functools.partial(self._build_inputs, slots))
+            full = functools.cache(functools.partial(self._build_inputs, slots))  # built only if something reads it
             player = st.current_player
             mine = legal & ((self.learner_seat < 0) | (self.learner_seat == player))
             rows = np.flatnonzero(mine)
             actions[:] = 0
             if rows.size:  # the learner's rows go straight into the sample buffers, then through the network
                 xs, ms = ro.inputs[ro.samples:ro.samples + rows.size], ro.masks[ro.samples:ro.samples + rows.size]
-                if self.active is not None:
-                    xs = xs[:, :self.active.write(st.observation, slots, rows, xs)]
-                else:
-                    x = full()
-                    xs.copy_(self.torch.from_numpy(x if rows.size == n else x[rows]))
+                xs = self._write_rows(xs, rows, slots, full)
                 np.take(st.action_mask, rows, axis=0, out=ms)
                 ro.samples += rows.size
                 a, logp, v = self.policy_fn(xs, ms)
@@ -349,31 +354,16 @@ class SelfPlayGames:
         st, n = self.step, self.args.n_envs
         hints = self.hint.actions(st) if self.hint is not None else np.zeros(n, np.int64)
         slots = self._hint_slots(hints)
-        if self.active is not None:
-            if self._last_rows is None:
-                self._last_rows = self.torch.zeros((n, self.width), dtype=self._input_dtype())
-            x = self._last_rows[:, :self.active.write(st.observation, slots, np.arange(n), self._last_rows)]
-        else:
-            x = self._build_inputs(slots)
-        v = self.value_fn(x)
+        if self._last_rows is None:
+            self._last_rows = self.torch.zeros((n, self.width), dtype=self._input_dtype())
+        v = self.value_fn(self._write_rows(self._last_rows, np.arange(n), slots,
+                                           functools.partial(self._build_inputs, slots)))
         out = np.zeros((n, 2), dtype=np.float32)
         rows = np.arange(n)
         p = st.current_player
         out[rows, p] = v
         out[rows, 1 - p] = -v
         return out
-
-
-class _Once:
-    """``make()``'s value, computed on the first call only."""
-
-    def __init__(self, make):
-        self.make, self.value = make, None
-
-    def __call__(self):
-        if self.value is None:
-            self.value = self.make()
-        return self.value
 
 
 # ============================================================================ network and update
