@@ -14,7 +14,11 @@ of the heuristic's judgement (piKL's ``pi ~ prior x exp(Q)``). An untrained netw
 a game at 0.05 VP for Berestechko, with the heuristic's win rate) and whose greedy move is the heuristic's,
 so this hint needs no imitation warm start for the actor; it needs an agent with a ``gaps`` method (Berestechko's
 and Breitenfeld's rate their moves; Kulikovo's picks one, so its choice rates 0 and every other legal action
-``agents.kulikovo_scripted.OFF_CHOICE_GAP`` below). The network starts out by
+``agents.kulikovo_scripted.OFF_CHOICE_GAP`` below). ``--hint scores-floor`` is ``scores`` with every legal
+action rated at least :data:`FLOOR_GAP` below the best (:func:`score_slots`): where the heuristic rates a
+move far below the best, or not at all (Breitenfeld's heuristic scores only the moves it considers, the others
+rate -inf and their prior weight is 0), the residual policy still samples it now and then (an ``exp(-6)``
+weight each) and can learn that it is better. The network starts out by
 copying the hint (the imitation warm start teaches it in seconds) and reinforcement learning then
 teaches it where to depart from the heuristic: the heuristic's judgement (exact combat odds, command
 economy) is kept, not relearnt from scratch. The same observer builds the policy's input in training,
@@ -26,11 +30,13 @@ from __future__ import annotations
 
 import numpy as np
 
-HINTS = ("", "scripted", "ties", "scores")
-PRIOR_HINTS = ("scores",)      # hints whose slots also enter the policy's logits (:func:`prior_logits`)
+HINTS = ("", "scripted", "ties", "scores", "scores-floor")
+PRIOR_HINTS = ("scores", "scores-floor")  # hints whose slots are ratings that also enter the policy's logits
+FLOORED_HINTS = ("scores-floor",)         # hints that rate every legal action at least FLOOR_GAP below the best
 SCORE_TEMPERATURE = 0.05       # victory points: a move this much below the best gets 1/e of its prior weight
 TIED_GAP = 1e-9               # a move this close below the best score is one of the tied-best
 PRIOR_FLOOR = float(np.exp(-30.0))  # the smallest slot the prior takes the logarithm of (an exp(-30) weight)
+FLOOR_GAP = 0.3               # "scores-floor": no legal action rates further below the best (an exp(-6) weight)
 
 
 def has_prior(hint: str) -> bool:
@@ -47,10 +53,19 @@ def prior_logits(x, num_actions: int):
     return slots.clamp(min=PRIOR_FLOOR).log()
 
 
-def score_slots(gaps: np.ndarray) -> np.ndarray:
+def score_slots(gaps: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
     """The ``scores`` hint's slots from each action's gap to the best score (0 for the best, negative
-    below it, -inf where illegal): ``exp(gap / SCORE_TEMPERATURE)``, 0 where illegal."""
-    return np.exp(np.asarray(gaps, dtype=np.float64) / SCORE_TEMPERATURE).astype(np.float32)
+    below it, -inf where illegal or not rated): ``exp(gap / SCORE_TEMPERATURE)``, 0 where illegal. Given the
+    ``legal`` mask (the hint ``scores-floor``), every legal action's gap counts as at least ``-FLOOR_GAP``."""
+    gaps = np.asarray(gaps, dtype=np.float64)
+    if legal is not None:
+        gaps = np.where(legal, np.maximum(gaps, -FLOOR_GAP), gaps)
+    return np.exp(gaps / SCORE_TEMPERATURE).astype(np.float32)
+
+
+def hint_slots(hint: str, gaps: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """The slots of a rating hint (``scores`` or ``scores-floor``) from the heuristic's ``gaps``."""
+    return score_slots(gaps, legal if hint in FLOORED_HINTS else None)
 
 
 def input_size(obs_size: int, num_actions: int, hint: str) -> int:
@@ -72,8 +87,8 @@ class Observer:
 
 class HintObserver(Observer):
     """The observation followed by a one-hot of the scripted agent's choice (``hint="scripted"``), a
-    multi-hot of its tied-best actions (``hint="ties"``) or its rating of every action (``hint="scores"``,
-    :func:`score_slots`); zeros when no action is legal. The agent is built
+    multi-hot of its tied-best actions (``hint="ties"``) or its rating of every action (``hint="scores"`` or
+    ``"scores-floor"``, :func:`hint_slots`); zeros when no action is legal. The agent is built
     for ``battle`` with ``seed`` (its tie-breaks)."""
 
     def __init__(self, hint: str, battle: str, seed: int | None = None):
@@ -83,7 +98,8 @@ class HintObserver(Observer):
 
         self.hint = hint
         self.agent = make_scripted_agent(battle, seed)
-        needs = {"ties": ("ties", "reports its tied-best actions"), "scores": ("gaps", "rates every action")}
+        needs = {"ties": ("ties", "reports its tied-best actions"), "scores": ("gaps", "rates every action"),
+                 "scores-floor": ("gaps", "rates every action")}
         if hint in needs and not hasattr(self.agent, needs[hint][0]):
             raise ValueError(f"hint {hint!r} needs a scripted agent that {needs[hint][1]}; {type(self.agent).__name__} "
                              f"({battle}) has no {needs[hint][0]}() method: use hint 'scripted'")
@@ -98,8 +114,8 @@ class HintObserver(Observer):
         if mask.any():
             if self.hint == "ties":
                 out[obs.size + self.agent.ties(engine, state, player, mask)] = 1.0
-            elif self.hint == "scores":
-                out[obs.size:] = score_slots(self.agent.gaps(engine, state, player, mask))
+            elif has_prior(self.hint):
+                out[obs.size:] = hint_slots(self.hint, self.agent.gaps(engine, state, player, mask), mask)
             else:
                 out[obs.size + int(self.agent.act(engine, state, player, mask))] = 1.0
         return out

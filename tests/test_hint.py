@@ -85,7 +85,7 @@ def test_training_with_a_hint_checkpoints_and_ships_a_policy_that_reads_it(tmp_p
 
 
 def test_hints_listed():
-    assert HINTS == ("", "scripted", "ties", "scores")
+    assert HINTS == ("", "scripted", "ties", "scores", "scores-floor")
 
 
 def test_the_ties_hint_marks_every_tied_best_move():
@@ -185,6 +185,36 @@ def test_kulikovo_rates_its_choice_and_puts_every_other_legal_action_a_fixed_gap
     assert checked > 100
 
 
+def test_the_floored_scores_hint_rates_every_legal_move_batched_and_game_by_game():
+    """``hint="scores-floor"``: the ``scores`` slots, with every legal action (Breitenfeld's heuristic leaves most
+    unrated: slot 0 under ``scores``) at least exp(-FLOOR_GAP / SCORE_TEMPERATURE); illegal ones stay 0. The
+    batched trainer's hint and the game-by-game observer give the same slots, and the prior's greedy move is
+    still one of the heuristic's tied-best moves."""
+    import wargame_envs.vector as vector
+    from agents.hint import FLOOR_GAP, SCORE_TEMPERATURE, prior_logits
+    from training.batched import BatchHint
+
+    vec = vector.make("breitenfeld", 6, seed=4)
+    floored, plain = BatchHint(vec, "breitenfeld", 0, "scores-floor"), BatchHint(vec, "breitenfeld", 0, "scores")
+    observer = make_observer("scores-floor", "breitenfeld", seed=0)
+    engine, A = vec.backend.engine, vec.num_actions
+    floor = np.float32(np.exp(-FLOOR_GAP / SCORE_TEMPERATURE))
+    step, rng, raised = vec.reset(), np.random.default_rng(5), 0
+    for _ in range(60):
+        floored.actions(step)
+        plain.actions(step)
+        mask = step.action_mask
+        np.testing.assert_allclose(floored.slots, np.where(mask, np.maximum(plain.slots, floor), 0), rtol=1e-6)
+        raised += int(((plain.slots == 0) & mask).sum())
+        for i in np.flatnonzero(mask.any(axis=1)):
+            state = vec.backend.state_view(vec.states[i])
+            x = observer.observe(engine, state, int(step.current_player[i]), mask[i])
+            np.testing.assert_allclose(x[-A:], floored.slots[i], rtol=1e-6)
+            assert plain.slots[i, int(np.argmax(prior_logits(x, A)))] == pytest.approx(1.0)
+        step = vec.step(vec.random_actions(rng))
+    assert raised > 100  # legal moves the plain ratings leave at 0
+
+
 def test_the_scores_hint_needs_a_rating_agent_and_the_batched_trainer(monkeypatch):
     import agents.scripted
     from training.evaluate import UsageError
@@ -197,3 +227,5 @@ def test_the_scores_hint_needs_a_rating_agent_and_the_batched_trainer(monkeypatc
         make_observer("scores", "kulikovo")
     with pytest.raises(UsageError, match="--hint scores"):
         check_args(TrainArgs(battle="kulikovo", hint="scores", backend="batched"))
+    with pytest.raises(UsageError, match="--hint scores-floor"):
+        check_args(TrainArgs(battle="kulikovo", hint="scores-floor", backend="batched"))

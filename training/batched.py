@@ -74,11 +74,12 @@ class BatchHint:
     """The scripted agent's choice in every game of a batch (-1 where nothing is legal): the battle's
     compiled batched heuristic where it has one (``agents.scripted.batched_scripted``), else the Python
     agent game by game. ``kind`` is the hint the policy reads (``agents.hint``): with ``"ties"``,
-    :attr:`slots` also holds every game's tied-best actions (a multi-hot) and with ``"scores"`` the
-    heuristic's rating of every action (``agents.hint.score_slots``); for both the choice is a uniform draw
-    among the tied-best actions, as the agent's own tie-break."""
+    :attr:`slots` also holds every game's tied-best actions (a multi-hot) and with ``"scores"`` or
+    ``"scores-floor"`` the heuristic's rating of every action (``agents.hint.hint_slots``); for all three the
+    choice is a uniform draw among the tied-best actions, as the agent's own tie-break."""
 
-    ENTRIES = {"scripted": "scripted_actions", "ties": "scripted_ties", "scores": "scripted_gaps"}
+    ENTRIES = {"scripted": "scripted_actions", "ties": "scripted_ties", "scores": "scripted_gaps",
+               "scores-floor": "scripted_gaps"}
 
     def __init__(self, vec, battle: str, seed: int, kind: str = "scripted"):
         from agents.scripted import batched_scripted, make_scripted_agent
@@ -89,7 +90,7 @@ class BatchHint:
         shape = (vec.num_envs, vec.num_actions)
         self.slots = np.zeros(shape, dtype=np.float32) if kind != "scripted" else None
         self._sets = np.zeros(shape, dtype=bool)
-        self._gaps = np.zeros(shape, dtype=np.float64) if kind == "scores" else None
+        self._gaps = np.zeros(shape, dtype=np.float64) if self.ENTRIES[kind] == "scripted_gaps" else None
         self._compiled = batched_scripted(battle, self.ENTRIES[kind])
         if self._compiled is None:
             self.agent = make_scripted_agent(battle, seed)
@@ -98,11 +99,11 @@ class BatchHint:
         if self.kind == "ties":
             self._fill_ties(step)
             self.slots[:] = self._sets
-        elif self.kind == "scores":
-            from agents.hint import TIED_GAP, score_slots
+        elif self._gaps is not None:
+            from agents.hint import TIED_GAP, hint_slots
 
             self._fill_gaps(step)
-            self.slots[:] = score_slots(self._gaps)
+            self.slots[:] = hint_slots(self.kind, self._gaps, step.action_mask)
             np.greater_equal(self._gaps, -TIED_GAP, out=self._sets)
         elif self._compiled is not None:
             return self._compiled(self.backend, self.vec.states, self.out, masks=step.action_mask, rng=self.rng)

@@ -146,7 +146,9 @@ class TrainArgs:
     observation (agents.hint: the network starts by copying it and learns where to depart from it); "ties" a
     multi-hot of all its tied-best moves (Berestechko), so that PPO also learns which of them to prefer; "scores"
     (--backend batched, Berestechko) every move's rating by the heuristic, which also enters the policy's logits as a
-    prior (a residual policy that starts as the heuristic and explores among its near-best moves); "" = none"""
+    prior (a residual policy that starts as the heuristic and explores among its near-best moves); "scores-floor"
+    the same with every legal move rated at least agents.hint.FLOOR_GAP below the best, so that the policy also
+    tries the moves the heuristic rates poorly or not at all; "" = none"""
     eval_games: int = 100
     """games per side against each baseline after training (0 = skip the evaluation)"""
     progress: bool = True
@@ -293,15 +295,17 @@ def check_args(args: TrainArgs) -> TrainArgs:
 
     if args.hint not in HINTS:
         raise UsageError(f"--hint must be one of {list(HINTS)}, got {args.hint!r}")
-    if args.hint in ("ties", "scores"):
+    from agents.hint import has_prior
+
+    if args.hint == "ties" or has_prior(args.hint):
         from agents.hint import make_observer
 
         try:
             make_observer(args.hint, battle)
         except ValueError as exc:
             raise UsageError(f"--hint {args.hint}: {exc}") from None
-    if args.hint == "scores" and args.backend != "batched":
-        raise UsageError("--hint scores adds the heuristic's ratings to the policy's logits, which only the batched "
+    if has_prior(args.hint) and args.backend != "batched":
+        raise UsageError(f"--hint {args.hint} adds the heuristic's ratings to the policy's logits, which only the batched "
                          "trainer does: use --backend batched")
     try:
         hidden_sizes(args.net_arch)
@@ -504,8 +508,8 @@ def imitation_warm_start(model, args: TrainArgs) -> dict[str, float]:
     loss = torch.tensor(float("nan"))
     # hint "ties": the target is the set of tied-best moves the input marks (their total probability)
     # (with "scores", the tied-best moves rate 1: the set the accuracy is measured against)
-    targets = obs[:, -masks.shape[1]:] > {"ties": 0.5, "scores": 1 - 1e-6}[args.hint] \
-        if args.hint in ("ties", "scores") else None
+    targets = obs[:, -masks.shape[1]:] > (0.5 if args.hint == "ties" else 1 - 1e-6) \
+        if args.hint == "ties" or has_prior(args.hint) else None
     # hint "scores": the prior in the logits already plays the heuristic (agents.hint); only the critic learns here
     actor_weight = 0.0 if has_prior(args.hint) else 1.0
     for _ in range(args.imitation_epochs):
