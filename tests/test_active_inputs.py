@@ -31,6 +31,22 @@ def test_compact_rows_expand_to_the_full_rows_while_the_active_set_grows():
     np.testing.assert_array_equal(np.sort(active.columns[:active.count[0]]), np.flatnonzero((full[:, :obs] != 0).any(0)))
 
 
+def test_bfloat16_rows_are_the_float32_rows_as_torch_rounds_them():
+    """The rows go straight into a bfloat16 buffer, rounded to nearest even as torch's conversion rounds."""
+    rng = np.random.default_rng(3)
+    obs, tail = 500, 11
+    x = _sparse_rows(rng, 64, obs + tail, 0.1) * np.float32(1e3) - np.float32(1.0) * (rng.random((64, obs + tail)) < 0.05)
+    x[0, :8] = np.array([1.00390625, 1.01171875, -2.00390625, 3e-39, -0.0, 1e38, 0.1, 65504.0], np.float32)  # ties, tiny, -0
+    rows = np.arange(0, 64, 3)
+    f32, b16 = torch.zeros((len(rows), obs + tail)), torch.zeros((len(rows), obs + tail), dtype=torch.bfloat16)
+    w32 = ActiveInputs(obs, tail).write(x[:, :obs], x[:, obs:], rows, f32)
+    w16 = ActiveInputs(obs, tail).write(x[:, :obs], x[:, obs:], rows, b16)
+    assert w32 == w16
+    assert torch.equal(b16.view(torch.int16), f32.to(torch.bfloat16).view(torch.int16))
+    with pytest.raises(TypeError, match="float32 or bfloat16"):
+        ActiveInputs(obs, tail).write(x[:, :obs], x[:, obs:], rows, torch.zeros((len(rows), obs + tail), dtype=torch.float64))
+
+
 def test_the_network_on_compact_rows_is_the_network_on_full_rows():
     """Logits, values and their gradients through the compact first layer equal the full computation."""
     from gymnasium import spaces

@@ -22,22 +22,49 @@ from wargame_envs.core.jit import kernel
 
 
 @kernel
-def stage_rows(x, tail, rows, slot, columns, count, stage):
-    """Games ``rows`` of observations ``x`` and their ``tail`` values compacted into ``stage[:len(rows)]``: first
+def narrowed(bits, to_bf16):
+    """A float32's bit pattern, or with ``to_bf16`` its bfloat16's: the upper half, rounded to nearest even
+    (as torch converts)."""
+    if to_bf16:
+        return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+    return bits
+
+
+@kernel
+def stage_rows(x, tail, rows, slot, columns, count, out, to_bf16):
+    """Games ``rows`` of observations ``x`` and their ``tail`` values compacted into ``out[:len(rows)]``: first
     the tail, then the value of every active column in slot order. A column that a row sets for the first time
-    (``slot`` -1) becomes active first: the next slot (``count[0]``) is its and ``columns`` records it."""
+    (``slot`` -1) becomes active first: the next slot (``count[0]``) is its and ``columns`` records it. ``x`` and
+    ``tail`` are float32 bit patterns (uint32 views); ``out`` holds float32 bit patterns (uint32) or, with
+    ``to_bf16``, bfloat16 ones (uint16): the rows go straight into a torch buffer, with no float32 copy between."""
     width = tail.shape[1]
     for r in range(rows.shape[0]):
         i = rows[r]
         for j in range(x.shape[1]):  # one sequential pass: new columns are rare
-            if x[i, j] != 0.0 and slot[j] < 0:
+            if (x[i, j] & 0x7FFFFFFF) != 0 and slot[j] < 0:  # nonzero (a -0.0 counts as zero)
                 slot[j] = count[0]
                 columns[count[0]] = j
                 count[0] += 1
         for t in range(width):
-            stage[r, t] = tail[i, t]
+            out[r, t] = narrowed(tail[i, t], to_bf16)
         for s in range(count[0]):
-            stage[r, width + s] = x[i, columns[s]]
+            out[r, width + s] = narrowed(x[i, columns[s]], to_bf16)
+
+
+def _bits(values: np.ndarray) -> np.ndarray:
+    """The bit patterns (uint32) of ``values`` as float32."""
+    return np.asarray(values, dtype=np.float32).view(np.uint32)
+
+
+def _torch_bits(out) -> tuple[np.ndarray, bool]:
+    """A numpy view of the bits of the CPU torch tensor ``out`` (float32 or bfloat16) and whether it is bfloat16."""
+    import torch
+
+    if out.dtype == torch.bfloat16:
+        return out.view(torch.int16).numpy().view(np.uint16), True
+    if out.dtype == torch.float32:
+        return out.numpy().view(np.uint32), False
+    raise TypeError(f"compact rows are float32 or bfloat16, not {out.dtype}")
 
 
 class ActiveInputs:
@@ -49,7 +76,6 @@ class ActiveInputs:
         self.slot = np.full(self.obs_size, -1, dtype=np.int64)
         self.columns = np.zeros(self.obs_size, dtype=np.int64)
         self.count = np.zeros(1, dtype=np.int64)
-        self._stage = np.zeros((0, 0), dtype=np.float32)
         self._selection: tuple[int, object] = (-1, None)
 
     @property
@@ -64,17 +90,12 @@ class ActiveInputs:
 
     def write(self, obs: np.ndarray, tail: np.ndarray, rows: np.ndarray, out) -> int:
         """Compact games ``rows`` of observations ``obs`` (N, obs_size) and their ``tail`` values (N, tail) into the
-        torch tensor ``out`` (whose first ``len(rows)`` rows are written up to :attr:`width`, which this call may
-        grow). Returns the width."""
-        import torch
-
-        n = len(rows)
-        if self._stage.shape[0] < n or self._stage.shape[1] != self.full_width:
-            self._stage = np.zeros((max(n, self._stage.shape[0]), self.full_width), dtype=np.float32)
-        stage_rows(obs, tail, np.asarray(rows, dtype=np.int64), self.slot, self.columns, self.count, self._stage)
-        w = self.width
-        out[:n, :w].copy_(torch.from_numpy(self._stage[:n, :w]))
-        return w
+        CPU torch tensor ``out``, float32 or bfloat16 (whose first ``len(rows)`` rows are written up to
+        :attr:`width`, which this call may grow). Returns the width."""
+        bits, to_bf16 = _torch_bits(out[:len(rows)])
+        stage_rows(_bits(obs), _bits(tail), np.asarray(rows, dtype=np.int64), self.slot, self.columns, self.count,
+                   bits, to_bf16)
+        return self.width
 
     def selection(self, width: int, device=None):
         """The full input's column behind each of the first ``width`` compact columns (a torch index tensor):
