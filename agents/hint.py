@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from wargame_envs.core.jit import kernel
+
 HINTS = ("", "scripted", "ties", "scores", "scores-floor")
 PRIOR_HINTS = ("scores", "scores-floor")  # hints whose slots are ratings that also enter the policy's logits
 FLOORED_HINTS = ("scores-floor",)         # hints that rate every legal action at least FLOOR_GAP below the best
@@ -53,19 +55,38 @@ def prior_logits(x, num_actions: int):
     return slots.clamp(min=PRIOR_FLOOR).log()
 
 
-def score_slots(gaps: np.ndarray, legal: np.ndarray | None = None) -> np.ndarray:
+@kernel
+def rate_slots(gaps, legal, floor_gap, temperature, out):
+    """``out = exp(gap / temperature)`` (0 for a -inf gap), each ``legal`` action's gap raised to at least
+    ``-floor_gap`` first (``floor_gap`` inf: no floor). 2-D arrays; only the finite gaps take an ``exp``."""
+    for i in range(gaps.shape[0]):
+        for a in range(gaps.shape[1]):
+            g = gaps[i, a]
+            if g < -floor_gap and legal[i, a]:
+                g = -floor_gap
+            out[i, a] = np.exp(g / temperature) if g > -np.inf else 0.0
+
+
+def score_slots(gaps: np.ndarray, legal: np.ndarray | None = None, out: np.ndarray | None = None) -> np.ndarray:
     """The ``scores`` hint's slots from each action's gap to the best score (0 for the best, negative
     below it, -inf where illegal or not rated): ``exp(gap / SCORE_TEMPERATURE)``, 0 where illegal. Given the
-    ``legal`` mask (the hint ``scores-floor``), every legal action's gap counts as at least ``-FLOOR_GAP``."""
+    ``legal`` mask (the hint ``scores-floor``), every legal action's gap counts as at least ``-FLOOR_GAP``.
+    Written into ``out`` (a contiguous float32 array of the shape of ``gaps``) when given."""
     gaps = np.asarray(gaps, dtype=np.float64)
-    if legal is not None:
-        gaps = np.where(legal, np.maximum(gaps, -FLOOR_GAP), gaps)
-    return np.exp(gaps / SCORE_TEMPERATURE).astype(np.float32)
+    if out is None:
+        out = np.empty(gaps.shape, dtype=np.float32)
+    rows = gaps.reshape(-1, gaps.shape[-1])
+    if legal is None:  # no floor: an infinite one lifts no gap, whatever the mask
+        floor, legal = np.inf, np.broadcast_to(np.True_, rows.shape)
+    else:
+        floor, legal = FLOOR_GAP, np.asarray(legal, dtype=bool).reshape(rows.shape)
+    rate_slots(rows, legal, floor, SCORE_TEMPERATURE, out.reshape(rows.shape))
+    return out
 
 
-def hint_slots(hint: str, gaps: np.ndarray, legal: np.ndarray) -> np.ndarray:
+def hint_slots(hint: str, gaps: np.ndarray, legal: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """The slots of a rating hint (``scores`` or ``scores-floor``) from the heuristic's ``gaps``."""
-    return score_slots(gaps, legal if hint in FLOORED_HINTS else None)
+    return score_slots(gaps, legal if hint in FLOORED_HINTS else None, out)
 
 
 def input_size(obs_size: int, num_actions: int, hint: str) -> int:

@@ -80,6 +80,42 @@ def test_the_network_on_compact_rows_is_the_network_on_full_rows():
             torch.testing.assert_close(g_compact, g_full, rtol=1e-4, atol=1e-4)  # summation order
 
 
+@pytest.mark.parametrize("precision", ["fp32", "bf16"])
+def test_the_first_layer_columns_kept_for_a_rollout_are_the_current_ones(precision):
+    """Inside ``frozen_weights`` (a rollout) the first layers' active columns are kept between calls outside
+    autograd, per width as the active set grows; the next rollout, after an optimizer step, reads the new weights:
+    the no-grad logits always equal the autograd ones."""
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from training.batched import MaskedActorCritic, fuse_adam
+
+    rng = np.random.default_rng(4)
+    obs, actions = 120, 5
+    policy = MaskableActorCriticPolicy(spaces.Box(0.0, 1.0, (obs + actions,), np.float32), spaces.Discrete(actions),
+                                       lambda _: 1e-2, net_arch={"pi": [8], "vf": [8]})
+    fuse_adam(policy.optimizer)
+    active = ActiveInputs(obs, actions)
+    net = MaskedActorCritic(policy, "cpu", precision=precision, active=active)
+    buf = torch.zeros((16, obs + actions), dtype=torch.bfloat16 if precision == "bf16" else torch.float32)
+    mask = torch.ones((16, actions), dtype=torch.bool)
+    for rollout in range(3):
+        with net.frozen_weights(), net.autocast():
+            for step in range(4):  # the active set grows between calls (but not at a rollout's first one)
+                if step or not rollout:
+                    x = _sparse_rows(rng, 16, obs + actions, 0.01 * (3 * rollout + step + 1))
+                    w = active.write(x[:, :obs], x[:, obs:], np.arange(16), buf)
+                with torch.no_grad():
+                    kept = net.logits_values(buf[:, :w], mask)
+                fresh = net.logits_values(buf[:, :w], mask)
+                for a, b in zip(kept, fresh):
+                    torch.testing.assert_close(a, b.detach())
+        (fresh[0].square().sum() + fresh[1].sum()).backward()
+        policy.optimizer.step()
+        policy.optimizer.zero_grad()
+    assert net._frozen is None  # nothing is kept outside a rollout
+
+
 @pytest.mark.parametrize("battle", ["breitenfeld", "kulikovo"])
 def test_a_game_batch_compacts_without_loss(battle):
     import wargame_envs.vector as vector

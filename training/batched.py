@@ -54,6 +54,7 @@ Throughput is reported as learner samples per second of rollout and update time 
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import json
@@ -103,7 +104,7 @@ class BatchHint:
             from agents.hint import TIED_GAP, hint_slots
 
             self._fill_gaps(step)
-            self.slots[:] = hint_slots(self.kind, self._gaps, step.action_mask)
+            hint_slots(self.kind, self._gaps, step.action_mask, out=self.slots)
             np.greater_equal(self._gaps, -TIED_GAP, out=self._sets)
         elif self._compiled is not None:
             return self._compiled(self.backend, self.vec.states, self.out, masks=step.action_mask, rng=self.rng)
@@ -190,7 +191,7 @@ class Rollout:
 class SelfPlayGames:
     """``n_envs`` games against the pool; :meth:`collect` plays ``n_steps`` batched steps."""
 
-    def __init__(self, args, pool, policy_fn, value_fn, seed: int, active=None):
+    def __init__(self, args, pool, policy_fn, value_fn, seed: int, active=None, frozen=contextlib.nullcontext):
         import torch
 
         import wargame_envs.vector as vector
@@ -198,6 +199,7 @@ class SelfPlayGames:
 
         self.args, self.pool, self.policy_fn, self.value_fn, self.torch = args, pool, policy_fn, value_fn, torch
         self.active = active  # training.active_inputs.ActiveInputs: the sample rows are compact (None: full rows)
+        self.frozen = frozen  # the context of a rollout, in which the policy's weights do not change
         self.vec = vector.make(args.battle, args.n_envs, seed=seed)
         self.engine = self.vec.backend.engine
         n, self.obs_size, self.num_actions = args.n_envs, self.vec.obs_size, self.vec.num_actions
@@ -278,6 +280,10 @@ class SelfPlayGames:
                 out[idx] = np.where(mask[idx], self.rng.random(mask[idx].shape), -1.0).argmax(axis=1)
 
     def collect(self, n_steps: int) -> tuple[Rollout, np.ndarray]:
+        with self.frozen():
+            return self._collect(n_steps)
+
+    def _collect(self, n_steps: int) -> tuple[Rollout, np.ndarray]:
         n, A = self.args.n_envs, self.num_actions
         buffers = self._buffers(n_steps * n)
         ro = Rollout(buffers[0], buffers[1], 0, np.zeros((n_steps, n), np.int64), np.zeros((n_steps, n), np.float32),
@@ -381,6 +387,7 @@ class MaskedActorCritic:
         self.active = active  # training.active_inputs.ActiveInputs: inputs are its compact rows (None: full rows)
         self.prior_actions = prior_actions  # > 0: the input's last slots are a prior hint (agents.hint.prior_logits)
         self.inv_temperature = 1.0 / float(temperature)
+        self._frozen: dict | None = None  # inside frozen_weights: (first layer, width, device) -> its columns
         self._autocast = dict(device_type=torch.device(device).type, dtype=torch.bfloat16,
                               enabled=precision == "bf16")
         from stable_baselines3.common.torch_layers import FlattenExtractor
@@ -404,8 +411,30 @@ class MaskedActorCritic:
 
     def _through(self, net, x, sel):
         first = net[0]
-        h = self.torch.nn.functional.linear(x, first.weight.index_select(1, sel), first.bias)
+        h = self.torch.nn.functional.linear(x, self._first_weight(first, sel), first.bias)
         return net[1:](h)
+
+    @contextlib.contextmanager
+    def frozen_weights(self):
+        """A block in which the weights do not change (a rollout: many small batches between two updates). In it
+        the first layers' active columns are selected once per width, already in the dtype of the products,
+        instead of at every call outside autograd."""
+        self._frozen = {}
+        try:
+            yield self
+        finally:
+            self._frozen = None
+
+    def _first_weight(self, first, sel):
+        """Columns ``sel`` of the first layer's weight (kept inside :meth:`frozen_weights`)."""
+        torch = self.torch
+        if self._frozen is None or torch.is_grad_enabled():
+            return first.weight.index_select(1, sel)
+        key = (id(first), len(sel), sel.device)
+        if key not in self._frozen:
+            w = first.weight.index_select(1, sel)
+            self._frozen[key] = w.to(torch.bfloat16) if self._autocast["enabled"] else w
+        return self._frozen[key]
 
     def hint_slots(self, x):
         """The hint's slots of input rows ``x`` (the last ``num_actions`` values of a full row; the first of a
@@ -548,7 +577,7 @@ def network_and_games(args, policy, pool, engine, device: str, seed: int) -> tup
     active = ActiveInputs(obs_size, input_size(obs_size, engine.num_actions, args.hint) - obs_size)
     net = MaskedActorCritic(policy, device, args.temperature, args.precision,
                             engine.num_actions if has_prior(args.hint) else 0, active)
-    return net, SelfPlayGames(args, pool, net.act, net.value, seed=seed, active=active)
+    return net, SelfPlayGames(args, pool, net.act, net.value, seed=seed, active=active, frozen=net.frozen_weights)
 
 
 def checkpoint_meta(args, engine, shim: _ModelShim, pool, train_seconds: float) -> dict[str, Any]:
