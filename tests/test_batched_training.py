@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -176,6 +177,24 @@ def test_shaped_rewards_are_the_change_of_the_score_difference():
     np.testing.assert_allclose(ro.rewards[:, :, 0].sum(axis=0), swing, atol=1e-5)
     np.testing.assert_allclose(ro.rewards[:, :, 1].sum(axis=0), -swing, atol=1e-5)
     assert np.abs(swing).max() > 0  # the test sees scores move
+
+
+def test_games_drawn_by_side_and_opponent_favour_the_side_the_learner_loses_on():
+    """``pfsp_sides``: each new game's learner seat is drawn with its opponent (``OpponentPool.sample_pair``)."""
+    from training.batched import SelfPlayGames
+    from training.selfplay import OpponentPool
+    from training.train import TrainArgs
+
+    pool = OpponentPool(floor=0.05)
+    pool.add("random", None, "baseline")
+    for _ in range(300):
+        pool.record("random", 0, 1.0)
+        pool.record("random", 1, 0.0)
+    args = TrainArgs(battle="berestechko", n_envs=64, hint="", pfsp_sides=True)
+    games = SelfPlayGames(args, pool, None, None, seed=0)
+    assert (games.learner_seat == 1).sum() > 50
+    args = dataclasses.replace(args, pfsp_sides=False)
+    assert (SelfPlayGames(args, pool, None, None, seed=0).learner_seat == 1).sum() == 32  # alternating
 
 
 def test_temperature_sharpens_the_policy_and_bf16_stays_close():

@@ -195,6 +195,22 @@ def test_pfsp_draws_opponents_that_still_beat_the_learner_more_often():
     assert draws.count("strong") > 300
 
 
+def test_a_pair_draw_gives_the_side_the_learner_does_worse_on_more_games():
+    """``sample_pair`` (``--pfsp-sides``): (side, opponent) pairs by the PFSP weights of both sides."""
+    pool = OpponentPool(power=1.0, floor=0.05)
+    pool.add("scripted", RandomAgent(0))
+    for _ in range(300):
+        pool.record("scripted", PL, 1.0)   # the learner wins every game as P-L
+        pool.record("scripted", CT, 0.25)  # and a quarter as C-T
+    rng = np.random.default_rng(0)
+    sides = [pool.sample_pair(rng)[0] for _ in range(2000)]
+    share = sides.count(CT) / len(sides)
+    expected = (1 - pool.win_rate("scripted", CT)) / ((1 - pool.win_rate("scripted", CT)) + 0.05)
+    assert abs(share - expected) < 0.03 and share > 0.9
+    with pytest.raises(RuntimeError, match="empty"):
+        OpponentPool().sample_pair(rng)
+
+
 def test_snapshots_are_capped_and_numpy_actor_matches_the_torch_policy():
     meta = {"obs_size": ENGINE.obs_layout.size, "num_actions": ENGINE.num_actions,
             "net_arch": {"pi": [16, 8], "vf": [16]}, "activation": "tanh"}

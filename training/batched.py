@@ -224,9 +224,12 @@ class SelfPlayGames:
         self.finished: list[tuple[str, int, float]] = []  # (opponent, learner seat, learner score)
 
     def _draw(self, i: int) -> None:
-        side = self.games_started % 2
+        if self.args.pfsp_sides:
+            side, entry = self.pool.sample_pair(self.rng)
+        else:
+            side = self.games_started % 2
+            entry = self.pool.sample(side, self.rng)
         self.games_started += 1
-        entry = self.pool.sample(side, self.rng)
         self.opponent[i] = entry.name
         self.learner_seat[i] = -1 if entry.kind == SELF else side
 

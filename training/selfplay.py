@@ -140,6 +140,17 @@ class OpponentPool:
         p = np.array([w[n] for n in names])
         return self.entries[names[int(rng.choice(len(names), p=p / p.sum()))]]
 
+    def sample_pair(self, rng: np.random.Generator) -> tuple[int, PoolEntry]:
+        """A (learner side, opponent) pair drawn by the PFSP weights of both sides: the learner plays the side it
+        does worse on more often."""
+        if not self.entries:
+            raise RuntimeError("the opponent pool is empty")
+        weights = [self.weights(side) for side in (0, 1)]
+        pairs = [(side, name) for side in (0, 1) for name in weights[side]]
+        p = np.array([weights[side][name] for side, name in pairs])
+        side, name = pairs[int(rng.choice(len(pairs), p=p / p.sum()))]
+        return side, self.entries[name]
+
     def record(self, name: str, side: int, learner_score: float) -> None:
         """The learner (playing ``side``) scored 1 (win), 0 (loss) or 0.5 (draw, truncation)."""
         e = self.entries.get(name)

@@ -162,6 +162,9 @@ class TrainArgs:
     pip install 'wargame-envs[rllib]')"""
     self_play: bool = True
     """--backend batched: the learner itself is in the pool (both seats of such a game train it)"""
+    pfsp_sides: bool = False
+    """--backend batched: draw the learner's side together with its opponent, by the PFSP weights of both sides (the
+    side it does worse on gets more of the games), instead of alternating the sides game by game"""
     kl_coef: float = 0.0
     """--backend batched: weight of KL(scripted || policy), the policy's cross-entropy on the scripted agent's choice,
     which keeps PPO close to the heuristic it imitated (0 = off)"""
