@@ -145,7 +145,7 @@ class TrainArgs:
     """heuristic advice in the policy's input: "scripted" appends a one-hot of the scripted agent's choice to the
     observation (agents.hint: the network starts by copying it and learns where to depart from it); "ties" a
     multi-hot of all its tied-best moves (Berestechko), so that PPO also learns which of them to prefer; "scores"
-    (--backend batched, Berestechko) every move's rating by the heuristic, which also enters the policy's logits as a
+    (--backend batched) every move's rating by the heuristic, which also enters the policy's logits as a
     prior (a residual policy that starts as the heuristic and explores among its near-best moves); "scores-floor"
     the same with every legal move rated at least agents.hint.FLOOR_GAP below the best, so that the policy also
     tries the moves the heuristic rates poorly or not at all; "" = none"""
