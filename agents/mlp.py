@@ -66,7 +66,7 @@ class MlpActor:
         x = obs
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
-            x = x @ w + b
+            x = (sparse_product(x, w) if i == 0 else x @ w) + b
             if i < last:
                 x = self._act(x)
         if self.prior:
@@ -83,6 +83,16 @@ class MlpActor:
         p = np.exp(z - z.max())
         p /= p.sum()
         return int(rng.choice(p.size, p=p))
+
+
+def sparse_product(x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    """``x @ w``, reading only the rows of ``w`` whose input is nonzero in some row of ``x``. Most of a large
+    observation is zero (Kulikovo: about 1,300 of 35,167 inputs), and at batch size 1 the product is bound by
+    reading ``w``: a game's decision then reads a twentieth of it."""
+    used = np.flatnonzero(x if x.ndim == 1 else x.any(axis=0))
+    if 2 * used.size > x.shape[-1]:
+        return x @ w
+    return x[..., used] @ w[used]
 
 
 def _to_numpy(x) -> np.ndarray:

@@ -195,6 +195,20 @@ def test_pfsp_draws_opponents_that_still_beat_the_learner_more_often():
     assert draws.count("strong") > 300
 
 
+@pytest.mark.parametrize("density", [0.01, 0.3, 0.9])
+def test_the_numpy_actor_reads_only_the_nonzero_inputs_with_the_same_result(density):
+    """``agents.mlp.sparse_product``: the first layer skips the weight rows of inputs that are zero (in every row
+    of a batch); one input or a batch, sparse or dense, the product is the dense one."""
+    from agents.mlp import sparse_product
+
+    rng = np.random.default_rng(7)
+    w = rng.standard_normal((500, 16)).astype(np.float32)
+    x = np.where(rng.random((6, 500)) < density, rng.random((6, 500)), 0.0).astype(np.float32)
+    np.testing.assert_allclose(sparse_product(x, w), x @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(sparse_product(x[2], w), x[2] @ w, rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(sparse_product(np.zeros(500, np.float32), w), np.zeros(16, np.float32))
+
+
 def test_a_pair_draw_gives_the_side_the_learner_does_worse_on_more_games():
     """``sample_pair`` (``--pfsp-sides``): (side, opponent) pairs by the PFSP weights of both sides."""
     pool = OpponentPool(power=1.0, floor=0.05)
