@@ -119,11 +119,11 @@ class HintObserver(Observer):
 
         self.hint = hint
         self.agent = make_scripted_agent(battle, seed)
-        needs = {"ties": ("ties", "reports its tied-best actions"), "scores": ("gaps", "rates every action"),
-                 "scores-floor": ("gaps", "rates every action")}
-        if hint in needs and not hasattr(self.agent, needs[hint][0]):
-            raise ValueError(f"hint {hint!r} needs a scripted agent that {needs[hint][1]}; {type(self.agent).__name__} "
-                             f"({battle}) has no {needs[hint][0]}() method: use hint 'scripted'")
+        needs = (("ties", "reports its tied-best actions") if hint == "ties" else
+                 ("gaps", "rates every action") if has_prior(hint) else None)
+        if needs is not None and not hasattr(self.agent, needs[0]):
+            raise ValueError(f"hint {hint!r} needs a scripted agent that {needs[1]}; {type(self.agent).__name__} "
+                             f"({battle}) has no {needs[0]}() method: use hint 'scripted'")
 
     def reset(self, seed: int | None = None) -> None:
         self.agent.reset(seed)

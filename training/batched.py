@@ -79,10 +79,10 @@ class BatchHint:
     ``"scores-floor"`` the heuristic's rating of every action (``agents.hint.hint_slots``); for all three the
     choice is a uniform draw among the tied-best actions, as the agent's own tie-break."""
 
-    ENTRIES = {"scripted": "scripted_actions", "ties": "scripted_ties", "scores": "scripted_gaps",
-               "scores-floor": "scripted_gaps"}
+    ENTRIES = {"scripted": "scripted_actions", "ties": "scripted_ties"}  # and every rating hint: scripted_gaps
 
     def __init__(self, vec, battle: str, seed: int, kind: str = "scripted"):
+        from agents.hint import has_prior
         from agents.scripted import batched_scripted, make_scripted_agent
 
         self.vec, self.backend, self.kind = vec, vec.backend, kind
@@ -91,8 +91,8 @@ class BatchHint:
         shape = (vec.num_envs, vec.num_actions)
         self.slots = np.zeros(shape, dtype=np.float32) if kind != "scripted" else None
         self._sets = np.zeros(shape, dtype=bool)
-        self._gaps = np.zeros(shape, dtype=np.float64) if self.ENTRIES[kind] == "scripted_gaps" else None
-        self._compiled = batched_scripted(battle, self.ENTRIES[kind])
+        self._gaps = np.zeros(shape, dtype=np.float64) if has_prior(kind) else None
+        self._compiled = batched_scripted(battle, "scripted_gaps" if has_prior(kind) else self.ENTRIES[kind])
         if self._compiled is None:
             self.agent = make_scripted_agent(battle, seed)
 
