@@ -179,6 +179,33 @@ def test_shaped_rewards_are_the_change_of_the_score_difference():
     assert np.abs(swing).max() > 0  # the test sees scores move
 
 
+def test_a_game_cut_by_the_activation_limit_pays_the_truncation_reward_to_both_seats(monkeypatch):
+    """``truncation_reward``: Kulikovo games limited to 2 activations end cut (no army flees so soon); the step
+    that cuts each one pays both seats the reward, every other step nothing (terminal rewards only)."""
+    import functools
+
+    from training.batched import SELF, SelfPlayGames
+    from training.selfplay import OpponentPool
+    from training.train import TrainArgs
+
+    monkeypatch.setattr(vector, "make", functools.partial(vector.make, max_activations=2))
+    args = TrainArgs(battle="kulikovo", n_envs=4, shaped=False, hint="", truncation_reward=-0.75)
+    pool = OpponentPool()
+    pool.add(SELF, None, SELF)
+    rng = np.random.default_rng(2)
+
+    def policy(x, mask):
+        a = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
+        return a, np.zeros(len(a), np.float32), np.zeros(len(a), np.float32)
+
+    games = SelfPlayGames(args, pool, policy, lambda x: np.zeros(len(x), np.float32), seed=0)
+    ro, _ = games.collect(120)
+    assert ro.done.sum() >= 4
+    np.testing.assert_array_equal(ro.rewards[ro.done], np.full((ro.done.sum(), 2), -0.75, np.float32))
+    assert not ro.rewards[~ro.done].any()
+    assert all(score == 0.5 for _, _, score in games.finished)  # still not a loss in the pool's record
+
+
 def test_games_drawn_by_side_and_opponent_favour_the_side_the_learner_loses_on():
     """``pfsp_sides``: each new game's learner seat is drawn with its opponent (``OpponentPool.sample_pair``)."""
     from training.batched import SelfPlayGames

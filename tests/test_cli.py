@@ -270,6 +270,7 @@ def test_bad_input_gives_one_error_line(race_battle, tmp_path, capsys):
         (["train", "berestechko", "--seed", "-2"], "--seed must be at least 0, got -2"),
         (["train", "waterloo"], "unknown environment 'waterloo'"),
         (["train", "berestechko", "--n-envs", "0"], "--n-envs must be at least 1, got 0"),
+        (["train", "berestechko", "--truncation-reward", "inf"], "--truncation-reward must be a finite number, got inf"),
         (["train", "berestechko", "--resume", "--overwrite"], "not both"),
         (["train", "berestechko", "--out", unwritable, "--eval-games", "0"], f"--out {unwritable}: cannot write there"),
         (["evaluate", "race", "--agents", "random", "mcts:1", "--out", unwritable], "cannot write there"),

@@ -84,6 +84,24 @@ def test_both_seats_get_the_terminal_reward_when_the_other_side_ends_the_game():
 
 
 @needs_ray
+def test_both_seats_get_the_truncation_reward_when_the_game_is_cut():
+    from training.rllib_backend import WargameSelfPlayEnv
+
+    env = WargameSelfPlayEnv({"battle": "berestechko", "opponents": "none", "shaped": False, "max_steps": 6,
+                              "truncation_reward": -0.5})
+    obs, _ = env.reset(seed=3)
+    totals, done = {PL: 0.0, CT: 0.0}, False
+    while not done:
+        (agent, o), = obs.items()
+        obs, rew, term, trunc, infos = env.step({agent: int(np.flatnonzero(o["action_mask"])[0])})
+        for a, r in rew.items():
+            totals[a] += r
+        done = term["__all__"] or trunc["__all__"]
+    assert trunc["__all__"] and not term["__all__"] and totals == {PL: -0.5, CT: -0.5}
+    assert infos[PL]["outcome"] == infos[CT]["outcome"] == 0.5
+
+
+@needs_ray
 @pytest.mark.parametrize("seat,opponent_steps,learner_steps,expected", [
     (0, ["end_battle"], TATAR_GAME[:4], 1.0),       # the opponent ends the game: the learner's win reaches it
     (1, [s for _, s in TATAR_GAME[:4]], TATAR_GAME[4:], -1.0),  # the learner ends it itself, as the loser

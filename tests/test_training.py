@@ -179,6 +179,17 @@ def test_truncation_is_not_a_loss_and_illegal_actions_are_refused():
     assert trunc and not term and r == 0.0 and info["outcome"] == 0.5 and info["decisions"] == 10
 
 
+def test_the_truncation_reward_is_paid_on_the_cut_step_only():
+    env = env_with(RandomAgent(0), shaped=False, max_steps=10, truncation_reward=-1.0)
+    env.reset(seed=1, options={"opponent": "opp", "learner_side": PL})
+    rewards, done = [], False
+    while not done:
+        _, r, term, trunc, info = env.step(int(np.flatnonzero(env.action_masks())[0]))
+        rewards.append(r)
+        done = term or trunc
+    assert trunc and rewards[-1] == -1.0 and not any(rewards[:-1]) and info["outcome"] == 0.5
+
+
 # ------------------------------------------------------------------------- opponent pool
 
 def test_pfsp_draws_opponents_that_still_beat_the_learner_more_often():

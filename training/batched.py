@@ -317,6 +317,8 @@ class SelfPlayGames:
             restarted = self.step.terminated | self.step.truncated  # these rows start a new game now
             self.step = st = self.vec.step(actions)
             ro.rewards[t] = st.rewards
+            if self.args.truncation_reward:  # both seats of a game cut short (activation limit)
+                ro.rewards[t][st.truncated & ~st.terminated] += self.args.truncation_reward
             if self.shaped_scale:
                 ro.rewards[t] += self._shaped_rewards(restarted)
             ro.done[t] = ended = st.terminated | st.truncated

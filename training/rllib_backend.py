@@ -96,7 +96,7 @@ class WargameSelfPlayEnv(MultiAgentEnv):
     pool's opponent the other) or ``"none"`` (both seats are RLlib agents); ``pool_id`` (required
     with ``"pool"``) and the pool's ``pool_size``, ``pfsp_power``, ``pfsp_floor``, ``baselines``,
     ``deterministic_snapshots``; ``shaped``, ``shaped_scale``, ``max_steps`` (decisions of both sides
-    before truncation), ``hint``, ``seed``. ``reset(options=...)`` accepts ``learner_side``,
+    before truncation), ``truncation_reward`` (each seat's, when a game is cut), ``hint``, ``seed``. ``reset(options=...)`` accepts ``learner_side``,
     ``opponent`` (a pool name), ``dice`` and the engine's own options.
     """
 
@@ -113,6 +113,7 @@ class WargameSelfPlayEnv(MultiAgentEnv):
         self.pool = process_pool(cfg) if self.opponents == "pool" else None
         self.shaped, self.shaped_scale = bool(cfg.get("shaped", True)), float(cfg.get("shaped_scale", 0.1))
         self.max_steps = int(cfg.get("max_steps", 2000))
+        self.truncation_reward = float(cfg.get("truncation_reward", 0.0))
         # EnvContext (RLlib) carries the runner and sub-env index: distinct streams and first seats
         worker, vector = int(getattr(config, "worker_index", 0)), int(getattr(config, "vector_index", 0))
         self._rng = np.random.default_rng([int(cfg.get("seed", 0)), worker, vector])
@@ -205,7 +206,7 @@ class WargameSelfPlayEnv(MultiAgentEnv):
         for p in self.seats:
             agent, ret = self.agents[p], float(returns[p])
             obs[agent] = self._obs(p)
-            rew[agent] = self._shaped(p) + ret
+            rew[agent] = self._shaped(p) + (ret if terminated else self.truncation_reward)
             outcome = (1.0 if ret > 0 else 0.0 if ret < 0 else 0.5) if terminated else 0.5
             infos[agent] = {"outcome": outcome, "decisions": self._decisions}
             if self.opponent is not None:
@@ -336,6 +337,7 @@ def build_config(args, pool_id: str):
                   "baselines": [b.strip() for b in args.baselines.split(",") if b.strip()],
                   "deterministic_snapshots": args.deterministic_snapshots, "shaped": args.shaped,
                   "shaped_scale": args.shaped_scale, "max_steps": args.max_steps, "hint": args.hint,
+                  "truncation_reward": args.truncation_reward,
                   "seed": args.seed}
     batch = args.n_envs * args.n_steps
     return (

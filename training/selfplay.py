@@ -20,8 +20,9 @@ its own past selves from either seat.
 
 Rewards: terminal ``+1/-1`` from ``engine.returns`` for the learner's side; with ``shaped=True``
 each step also pays ``shaped_scale`` x the change of (own score - enemy score) over the step
-(victory points as if the game ended now). Truncation — ``engine.is_truncated`` or the env's
-``max_steps`` guard on the decisions of the game — is reported as ``truncated``, never as a loss.
+(victory points as if the game ended now), and ``truncation_reward`` on the step a game is cut.
+Truncation — ``engine.is_truncated`` or the env's ``max_steps`` guard on the decisions of the game —
+is reported as ``truncated``, never as a loss.
 
 :class:`OpponentPool` holds baselines (``random``, ``scripted``) and snapshots of the learner
 (numpy copies of the actor weights, :class:`MlpActor`). At each reset the env draws an opponent
@@ -246,7 +247,7 @@ class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, battle: str, pool: OpponentPool, shaped: bool = False, shaped_scale: float = 0.05,
-                 learner_side: str | int = "alternate", first_side: int = 0, max_steps: int = 2000,
+                 truncation_reward: float = 0.0, learner_side: str | int = "alternate", first_side: int = 0, max_steps: int = 2000,
                  engine=None, engine_options: dict[str, Any] | None = None, render_mode: str | None = None,
                  illegal_action: str = "raise", hint: str = "", hint_seed: int | None = None):
         super().__init__()
@@ -260,6 +261,7 @@ class SelfPlayEnv(gym.Env):
         if learner_side not in ("alternate", 0, 1):
             raise ValueError(f"learner_side must be 'alternate', 0 or 1, got {learner_side!r}")
         self.pool, self.shaped, self.shaped_scale = pool, bool(shaped), float(shaped_scale)
+        self.truncation_reward = float(truncation_reward)
         self.learner_side_mode, self._next_side = learner_side, int(first_side) % 2
         self.max_steps = int(max_steps)
         self.engine_options = dict(engine_options or {})
@@ -361,6 +363,7 @@ class SelfPlayEnv(gym.Env):
             reward += ret
             outcome = 1.0 if ret > 0 else 0.0 if ret < 0 else 0.5
         elif truncated:
+            reward += self.truncation_reward
             outcome = 0.5
         if self._done:
             self.pool.record(self.opponent.name, self.side, outcome)

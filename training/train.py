@@ -49,6 +49,7 @@ import argparse
 import ast
 import dataclasses
 import json
+import math
 import shutil
 import sys
 import time
@@ -99,6 +100,9 @@ class TrainArgs:
     """add a shaped reward: shaped_scale x the change of (own - enemy) victory points per step"""
     shaped_scale: float = 0.1
     """scale of the shaped reward (a destroyed unit is 2 VP = 0.2 at 0.1; the win is 1)"""
+    truncation_reward: float = 0.0
+    """reward to each seat of a game cut short (activation limit, --max-steps), on its last step: 0 keeps
+    a cut game neutral; -1 makes it as costly as a loss, which teaches winning inside the limit"""
     snapshot_every: int = 50_000
     """learner steps between snapshots of the policy added to the opponent pool"""
     pool_size: int = 8
@@ -292,6 +296,8 @@ def check_args(args: TrainArgs) -> TrainArgs:
         value = getattr(args, name)
         if value is not None and not value >= low:  # also refuses nan
             raise UsageError(f"--{name.replace('_', '-')} must be at least {low}, got {value}")
+    if not math.isfinite(args.truncation_reward):
+        raise UsageError(f"--truncation-reward must be a finite number, got {args.truncation_reward}")
     if args.minutes <= 0 and args.total_timesteps is None:
         raise UsageError("give a time budget (--minutes > 0) or --total-timesteps")
     from agents.hint import HINTS
@@ -399,7 +405,7 @@ def make_vec_env(args: TrainArgs, pool):
 
     def factory(i: int):
         return lambda: SelfPlayEnv(args.battle, pool, shaped=args.shaped, shaped_scale=args.shaped_scale,
-                                   first_side=i % 2, max_steps=args.max_steps, hint=args.hint,
+                                   truncation_reward=args.truncation_reward, first_side=i % 2, max_steps=args.max_steps, hint=args.hint,
                                    hint_seed=args.seed * 1000 + i)
 
     venv = VecMonitor(DummyVecEnv([factory(i) for i in range(args.n_envs)]))
