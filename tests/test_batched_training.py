@@ -151,24 +151,29 @@ def test_vector_scores_are_the_engines(battle, compiled):
     np.testing.assert_array_equal(vec.scores(), expected)
 
 
-def test_shaped_rewards_are_the_change_of_the_score_difference():
-    """Over a rollout, each game's shaped rewards add up to ``shaped_scale`` x the change of (own - enemy) score
-    from the rollout's start to its end (the game below runs long enough not to finish inside it); the other
-    seat gets the opposite."""
+def self_play_games(args, seed: int):
+    """``SelfPlayGames`` of ``args`` in which one uniformly random legal policy plays both seats (values 0)."""
     from training.batched import SELF, SelfPlayGames
     from training.selfplay import OpponentPool
-    from training.train import TrainArgs
 
-    args = TrainArgs(battle="berestechko", n_envs=3, shaped=True, shaped_scale=0.5, hint="")
     pool = OpponentPool()
     pool.add(SELF, None, SELF)
-    rng = np.random.default_rng(1)
+    rng = np.random.default_rng(seed)
 
     def policy(x, mask):
         a = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
         return a, np.zeros(len(a), np.float32), np.zeros(len(a), np.float32)
 
-    games = SelfPlayGames(args, pool, policy, lambda x: np.zeros(len(x), np.float32), seed=0)
+    return SelfPlayGames(args, pool, policy, lambda x: np.zeros(len(x), np.float32), seed=0)
+
+
+def test_shaped_rewards_are_the_change_of_the_score_difference():
+    """Over a rollout, each game's shaped rewards add up to ``shaped_scale`` x the change of (own - enemy) score
+    from the rollout's start to its end (the game below runs long enough not to finish inside it); the other
+    seat gets the opposite."""
+    from training.train import TrainArgs
+
+    games = self_play_games(TrainArgs(battle="berestechko", n_envs=3, shaped=True, shaped_scale=0.5, hint=""), 1)
     start = games.vec.scores().copy()
     ro, _ = games.collect(30)
     assert not ro.done.any()
@@ -184,21 +189,10 @@ def test_a_game_cut_by_the_activation_limit_pays_the_truncation_reward_to_both_s
     that cuts each one pays both seats the reward, every other step nothing (terminal rewards only)."""
     import functools
 
-    from training.batched import SELF, SelfPlayGames
-    from training.selfplay import OpponentPool
     from training.train import TrainArgs
 
     monkeypatch.setattr(vector, "make", functools.partial(vector.make, max_activations=2))
-    args = TrainArgs(battle="kulikovo", n_envs=4, shaped=False, hint="", truncation_reward=-0.75)
-    pool = OpponentPool()
-    pool.add(SELF, None, SELF)
-    rng = np.random.default_rng(2)
-
-    def policy(x, mask):
-        a = np.where(mask, rng.random(mask.shape), -1.0).argmax(axis=1)
-        return a, np.zeros(len(a), np.float32), np.zeros(len(a), np.float32)
-
-    games = SelfPlayGames(args, pool, policy, lambda x: np.zeros(len(x), np.float32), seed=0)
+    games = self_play_games(TrainArgs(battle="kulikovo", n_envs=4, shaped=False, hint="", truncation_reward=-0.75), 2)
     ro, _ = games.collect(120)
     assert ro.done.sum() >= 4
     np.testing.assert_array_equal(ro.rewards[ro.done], np.full((ro.done.sum(), 2), -0.75, np.float32))
