@@ -96,8 +96,9 @@ class WargameSelfPlayEnv(MultiAgentEnv):
     pool's opponent the other) or ``"none"`` (both seats are RLlib agents); ``pool_id`` (required
     with ``"pool"``) and the pool's ``pool_size``, ``pfsp_power``, ``pfsp_floor``, ``baselines``,
     ``deterministic_snapshots``; ``shaped``, ``shaped_scale``, ``max_steps`` (decisions of both sides
-    before truncation), ``truncation_reward`` (each seat's, when a game is cut), ``hint``, ``seed``. ``reset(options=...)`` accepts ``learner_side``,
-    ``opponent`` (a pool name), ``dice`` and the engine's own options.
+    before truncation), ``truncation_reward`` (each seat's, when a game is cut), ``hint``, ``seed``.
+    ``reset(options=...)`` accepts ``learner_side``, ``opponent`` (a pool name), ``dice`` and the engine's
+    own options.
     """
 
     def __init__(self, config: dict[str, Any] | None = None):

@@ -247,9 +247,10 @@ class SelfPlayEnv(gym.Env):
     metadata = {"render_modes": ["ansi"]}
 
     def __init__(self, battle: str, pool: OpponentPool, shaped: bool = False, shaped_scale: float = 0.05,
-                 truncation_reward: float = 0.0, learner_side: str | int = "alternate", first_side: int = 0, max_steps: int = 2000,
+                 learner_side: str | int = "alternate", first_side: int = 0, max_steps: int = 2000,
                  engine=None, engine_options: dict[str, Any] | None = None, render_mode: str | None = None,
-                 illegal_action: str = "raise", hint: str = "", hint_seed: int | None = None):
+                 illegal_action: str = "raise", hint: str = "", hint_seed: int | None = None,
+                 truncation_reward: float = 0.0):
         super().__init__()
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action = {illegal_action!r}: expected one of {list(ILLEGAL_ACTION_MODES)}")
