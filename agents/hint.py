@@ -49,7 +49,11 @@ def has_prior(hint: str) -> bool:
 def prior_logits(x, num_actions: int):
     """The prior term of a ``scores`` policy: the logarithm of the input's last ``num_actions`` slots
     (floored at :data:`PRIOR_FLOOR`); numpy arrays or torch tensors of shape (..., width)."""
-    slots = x[..., x.shape[-1] - num_actions:]
+    return prior_of(x[..., x.shape[-1] - num_actions:])
+
+
+def prior_of(slots):
+    """The prior term of hint slots (any shape): their logarithm, floored at :data:`PRIOR_FLOOR`."""
     if isinstance(slots, np.ndarray):
         return np.log(np.maximum(slots, PRIOR_FLOOR))
     return slots.clamp(min=PRIOR_FLOOR).log()

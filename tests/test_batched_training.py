@@ -246,3 +246,31 @@ def test_temperature_sharpens_the_policy_and_bf16_stays_close():
     assert not np.array_equal(zb.numpy(), z1.numpy())  # bfloat16 products did run
     np.testing.assert_allclose(zb.numpy()[legal], z1.numpy()[legal], atol=0.05)
     np.testing.assert_allclose(vb.numpy(), v1.numpy(), atol=0.05)
+
+
+def test_act_samples_the_masked_policy_and_returns_its_log_probabilities():
+    """The rollout's sampler draws from the masked softmax (frequencies within a few standard errors), never an
+    illegal action, and returns the log-probability the full masked softmax gives the drawn action."""
+    import torch
+
+    from training.batched import MaskedActorCritic, build_network
+    from training.train import TrainArgs
+    from wargame_envs.registry import make_engine
+
+    args = TrainArgs(battle="berestechko", net_arch="8")
+    policy = build_network(args, make_engine("berestechko"), "cpu")
+    with torch.no_grad():
+        policy.action_net.weight.zero_()
+        policy.action_net.bias.copy_(torch.linspace(-1.0, 1.0, policy.action_space.n))
+    rows, width, A = 20000, policy.observation_space.shape[0], policy.action_space.n
+    x = np.zeros((rows, width), np.float32)
+    mask = np.zeros((rows, A), bool)
+    mask[:, [3, 40, 41, 100]] = True
+    net = MaskedActorCritic(policy, "cpu")
+    a, logp, _ = net.act(x, mask)
+    z = policy.action_net.bias.detach().numpy()[[3, 40, 41, 100]]
+    p = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+    counts = np.array([(a == k).sum() for k in (3, 40, 41, 100)])
+    assert counts.sum() == rows                                     # only legal actions
+    np.testing.assert_allclose(counts / rows, p, atol=4 * np.sqrt(p * (1 - p) / rows).max())
+    np.testing.assert_allclose(logp, np.log(p)[np.searchsorted([3, 40, 41, 100], a)], rtol=1e-5)

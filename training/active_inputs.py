@@ -31,20 +31,28 @@ def narrowed(bits, to_bf16):
 
 
 @kernel
-def stage_rows(x, tail, rows, slot, columns, count, out, to_bf16):
+def stage_rows(x, tail, rows, slot, unseen, columns, count, out, to_bf16):
     """Games ``rows`` of observations ``x`` and their ``tail`` values compacted into ``out[:len(rows)]``: first
     the tail, then the value of every active column in slot order. A column that a row sets for the first time
-    (``slot`` -1) becomes active first: the next slot (``count[0]``) is its and ``columns`` records it. ``x`` and
-    ``tail`` are float32 bit patterns (uint32 views); ``out`` holds float32 bit patterns (uint32) or, with
-    ``to_bf16``, bfloat16 ones (uint16): the rows go straight into a torch buffer, with no float32 copy between."""
+    (``slot`` -1) becomes active first: the next slot (``count[0]``) is its, ``columns`` records it and its
+    ``unseen`` bits clear. ``x`` and ``tail`` are float32 bit patterns (uint32 views); ``out`` holds float32 bit
+    patterns (uint32) or, with ``to_bf16``, bfloat16 ones (uint16): the rows go straight into a torch buffer,
+    with no float32 copy between. ``unseen[j]``: 0x7FFFFFFF while column ``j`` is inactive, else 0."""
     width = tail.shape[1]
     for r in range(rows.shape[0]):
         i = rows[r]
-        for j in range(x.shape[1]):  # one sequential pass: new columns are rare
-            if (x[i, j] & 0x7FFFFFFF) != 0 and slot[j] < 0:  # nonzero (a -0.0 counts as zero)
-                slot[j] = count[0]
-                columns[count[0]] = j
-                count[0] += 1
+        # new columns are rare: first one branch-free pass over the row (an OR of the inactive columns' bits,
+        # the sign bit cleared so that -0.0 counts as zero), then the search only where it found one
+        new = np.uint32(0)
+        for j in range(x.shape[1]):
+            new |= x[i, j] & unseen[j]
+        if new != 0:
+            for j in range(x.shape[1]):
+                if (x[i, j] & unseen[j]) != 0:
+                    slot[j] = count[0]
+                    unseen[j] = 0
+                    columns[count[0]] = j
+                    count[0] += 1
         for t in range(width):
             out[r, t] = narrowed(tail[i, t], to_bf16)
         for s in range(count[0]):
@@ -74,6 +82,7 @@ class ActiveInputs:
     def __init__(self, obs_size: int, tail: int):
         self.obs_size, self.tail = int(obs_size), int(tail)
         self.slot = np.full(self.obs_size, -1, dtype=np.int64)
+        self.unseen = np.full(self.obs_size, 0x7FFFFFFF, dtype=np.uint32)  # the bits that make a new column
         self.columns = np.zeros(self.obs_size, dtype=np.int64)
         self.count = np.zeros(1, dtype=np.int64)
         self._selection: tuple[int, object] = (-1, None)
@@ -93,8 +102,8 @@ class ActiveInputs:
         CPU torch tensor ``out``, float32 or bfloat16 (whose first ``len(rows)`` rows are written up to
         :attr:`width`, which this call may grow). Returns the width."""
         bits, to_bf16 = _torch_bits(out[:len(rows)])
-        stage_rows(_bits(obs), _bits(tail), np.asarray(rows, dtype=np.int64), self.slot, self.columns, self.count,
-                   bits, to_bf16)
+        stage_rows(_bits(obs), _bits(tail), np.asarray(rows, dtype=np.int64), self.slot, self.unseen, self.columns,
+                   self.count, bits, to_bf16)
         return self.width
 
     def selection(self, width: int, device=None):

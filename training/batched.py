@@ -45,7 +45,11 @@ everything that decides in them as batches:
   units never reach most hexes); the first layers read the matching columns of their weights. The network,
   its gradients and the checkpoints are those of the full input: a column that was always zero adds nothing
   and gets no gradient.
-- **Memory**: minibatches are gathered into one buffer kept for the update, Adam runs torch's fused kernel,
+- **Softmax over the legal actions only** (``training.legal_pairs``): the sampler and the update's
+  log-probabilities, entropy and hint cross-entropy work on each row's legal (row, action) pairs, about 13 of
+  Kulikovo's 1,057 actions, not on full masked rows; the values are the masked softmax's, and the rollout's
+  log-probabilities are computed exactly as the update's.
+- **Memory**: minibatches are gathered into one buffer kept from update to update, Adam runs torch's fused kernel,
   and glibc keeps freed blocks (:func:`keep_freed_memory`): fresh pages for every tensor of 10-300 MB had
   cost more than the arithmetic.
 
@@ -65,6 +69,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from training.legal_pairs import LegalPairs
 
 SELF = "self"
 
@@ -393,12 +399,21 @@ class MaskedActorCritic:
         self.prior_actions = prior_actions  # > 0: the input's last slots are a prior hint (agents.hint.prior_logits)
         self.inv_temperature = 1.0 / float(temperature)
         self._frozen: dict | None = None  # inside frozen_weights: (first layer, width, device) -> its columns
+        self._minibatch = None  # the update's minibatch rows (:meth:`minibatch_buffer`)
         self._autocast = dict(device_type=torch.device(device).type, dtype=torch.bfloat16,
                               enabled=precision == "bf16")
         from stable_baselines3.common.torch_layers import FlattenExtractor
 
         if not isinstance(policy.pi_features_extractor, FlattenExtractor):
             raise TypeError("MaskedActorCritic drives an MlpPolicy (a FlattenExtractor before the MLPs)")
+
+    def minibatch_buffer(self, rows: int, width: int, dtype):
+        """A (rows, width) buffer for the update's minibatch inputs, the same memory from one update to the next
+        (grown by half again when too small): its pages are touched once per run, not once per update."""
+        buf, need = self._minibatch, rows * width
+        if buf is None or buf.dtype != dtype or buf.numel() < need:
+            buf = self._minibatch = self.torch.empty(need * 3 // 2, dtype=dtype, device=self.device)
+        return buf[:need].view(rows, width)
 
     def autocast(self):
         """The context in which forward passes run (autocast to bfloat16, or a no-op)."""
@@ -447,6 +462,19 @@ class MaskedActorCritic:
         a = self.policy.action_space.n
         return x[:, :a] if self.active is not None else x[:, x.shape[1] - a:]
 
+    def legal_logits_values(self, x, legal):
+        """Float32 logits of the legal pairs ``legal`` (:class:`~training.legal_pairs.LegalPairs` of the rows ``x``)
+        and the values of the rows (call inside :meth:`autocast`)."""
+        pi, vf = self._latent(x)
+        z = legal.pick(self.policy.action_net(pi)).float()
+        if self.prior_actions:
+            from agents.hint import prior_of
+
+            z = z + prior_of(legal.pick(self.hint_slots(x)).float())
+        if self.inv_temperature != 1.0:
+            z = z * self.inv_temperature
+        return z, self.policy.value_net(vf).squeeze(-1).float()
+
     def logits_values(self, x, mask):
         """Float32 masked logits and values of a batch (call inside :meth:`autocast`)."""
         pi, vf = self._latent(x)
@@ -460,16 +488,17 @@ class MaskedActorCritic:
         return logits.masked_fill(~mask, -1e8), self.policy.value_net(vf).squeeze(-1).float()
 
     def act(self, x: np.ndarray, mask: np.ndarray):
+        """A sample of every row's masked policy (each row has a legal action), its log-probability (computed as
+        the update computes it, over the legal pairs) and the row's value."""
         torch = self.torch
         with torch.no_grad(), self.autocast():
-            xt = torch.as_tensor(x, device=self.device)
-            logits, v = self.logits_values(xt, torch.as_tensor(mask, device=self.device))
-            logp_all = torch.log_softmax(logits, dim=-1)
-            # a sample of the masked softmax by the Gumbel-max trick (one pass, no distribution object)
-            u = torch.rand_like(logits).clamp_(1e-12, 1.0)
-            a = (logp_all - torch.log(-torch.log(u))).argmax(dim=-1)
-            logp = logp_all.gather(1, a[:, None]).squeeze(1)
-        return a.cpu().numpy(), logp.cpu().numpy(), v.cpu().numpy()
+            legal = LegalPairs(torch.as_tensor(mask, device=self.device))
+            z, v = self.legal_logits_values(torch.as_tensor(x, device=self.device), legal)
+            logp_legal = legal.log_softmax(z)
+            # a sample of the softmax by the Gumbel-max trick (one pass, no distribution object)
+            u = torch.rand_like(logp_legal).clamp_(1e-12, 1.0)
+            pick = legal.row_argmax(logp_legal - torch.log(-torch.log(u)))
+        return legal.cols[pick].cpu().numpy(), logp_legal[pick].cpu().numpy(), v.cpu().numpy()
 
     def value(self, x: np.ndarray) -> np.ndarray:
         torch = self.torch
@@ -494,35 +523,33 @@ def ppo_update(net: MaskedActorCritic, optimizer, ro: Rollout, adv: np.ndarray, 
         return stats
     batches = 0
     splits = max(1, n // args.batch_size)
-    # a minibatch is a random set of rows, gathered in ascending order into one buffer kept for the whole
-    # update (a fresh allocation of that size per minibatch costs ten times the copy, in page faults)
-    x_rows = torch.empty((-(-n // splits), data["x"].shape[1]), dtype=data["x"].dtype, device=dev)
+    # a minibatch is a random set of rows, gathered in ascending order into one buffer kept from update to update
+    # (a fresh allocation of that size costs ten times the copy, in page faults)
+    x_rows = net.minibatch_buffer(-(-n // splits), data["x"].shape[1], data["x"].dtype)
     for _ in range(args.n_epochs):
         for idx in np.array_split(rng.permutation(n), splits):
             i = torch.as_tensor(np.sort(idx), device=dev)
             x = torch.index_select(data["x"], 0, i, out=x_rows[:len(i)])
+            legal = LegalPairs(data["mask"][i])
             with net.autocast():
-                logits, v = net.logits_values(x, data["mask"][i])
-            logp_all = torch.log_softmax(logits, dim=-1)
-            logp = logp_all.gather(1, data["a"][i][:, None]).squeeze(1)
+                z, v = net.legal_logits_values(x, legal)
+            logp_legal = legal.log_softmax(z)
+            logp = legal.at(logp_legal, data["a"][i])
             ratio = torch.exp(logp - data["logp"][i])
             a = data["adv"][i]
             a = (a - a.mean()) / (a.std() + 1e-8) if len(idx) > 1 else a
             pg = torch.max(-a * ratio, -a * torch.clamp(ratio, 1 - args.clip_range, 1 + args.clip_range)).mean()
             v_loss = 0.5 * ((v - data["ret"][i]) ** 2).mean()
-            legal = data["mask"][i]
-            # exp of the masked entries' -1e8 would take a slow underflow path (4-8x the time of the rest): mask to -inf
-            probs = logp_all.masked_fill(~legal, -torch.inf).exp()
-            entropy = -(probs * logp_all.masked_fill(~legal, 0.0)).sum(-1).mean()
+            entropy = -legal.row_sum(logp_legal.exp() * logp_legal).mean()
             if net.prior_actions:  # the hint "scores": cross-entropy on the prior softmax((score - best) / temperature)
-                slots = net.hint_slots(x).float()
-                q = slots / slots.sum(dim=-1, keepdim=True).clamp(min=1e-12)
-                kl_hint = -(q * logp_all.masked_fill(q <= 0, 0.0)).sum(-1).mean()
+                slots = legal.pick(net.hint_slots(x)).float()
+                q = slots / legal.row_sum(slots)[legal.rows].clamp(min=1e-12)
+                kl_hint = -legal.row_sum(q * logp_legal.masked_fill(q <= 0, 0.0)).mean()
             elif args.hint:  # the hint's actions as the input marks them (one, or the tied-best set)
-                marked = net.hint_slots(x) > 0.5
-                kl_hint = -torch.logsumexp(logp_all.masked_fill(~marked, -torch.inf), dim=-1).mean()
+                marked = legal.pick(net.hint_slots(x)) > 0.5
+                kl_hint = -legal.row_sum(logp_legal.exp().masked_fill(~marked, 0.0)).log().mean()
             else:
-                kl_hint = -logp_all.gather(1, data["hint"][i][:, None]).mean()
+                kl_hint = -legal.at(logp_legal, data["hint"][i]).mean()
             loss = pg + args.vf_coef * v_loss - args.ent_coef * entropy + kl_coef * kl_hint
             optimizer.zero_grad()
             loss.backward()
