@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     policy = build_network(args, engine, "cpu")
     net, games = network_and_games(args, policy, pool, engine, "cpu", seed=0)
     rng = np.random.default_rng(0)
-    games.collect(4)  # warm-up (compiled code, first allocations)
+    games.collect(args.n_steps)  # warm-up: compiled code, and the sample buffers (allocated once per rollout size)
     profile, samples, start = cProfile.Profile(), 0, time.time()
     profile.enable()
     for _ in range(ns.iterations):

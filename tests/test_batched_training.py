@@ -274,3 +274,22 @@ def test_act_samples_the_masked_policy_and_returns_its_log_probabilities():
     assert counts.sum() == rows                                     # only legal actions
     np.testing.assert_allclose(counts / rows, p, atol=4 * np.sqrt(p * (1 - p) / rows).max())
     np.testing.assert_allclose(logp, np.log(p)[np.searchsorted([3, 40, 41, 100], a)], rtol=1e-5)
+
+
+def test_the_minibatch_buffer_is_kept_and_grows_by_half_again():
+    import torch
+
+    from training.batched import MaskedActorCritic, build_network
+    from training.train import TrainArgs
+    from wargame_envs.registry import make_engine
+
+    net = MaskedActorCritic(build_network(TrainArgs(battle="berestechko", net_arch="8"), make_engine("berestechko"),
+                                          "cpu"), "cpu")
+    a = net.minibatch_buffer(100, 40, torch.bfloat16)
+    assert a.shape == (100, 40) and net._minibatch.shape == (150, 60)
+    b = net.minibatch_buffer(120, 50, torch.bfloat16)      # fits: the same memory
+    assert b.shape == (120, 50) and b.data_ptr() == a.data_ptr()
+    c = net.minibatch_buffer(90, 70, torch.bfloat16)       # wider: only the width grows
+    assert c.shape == (90, 70) and net._minibatch.shape == (150, 105)
+    d = net.minibatch_buffer(10, 10, torch.float32)        # another dtype: a new buffer of the asked size
+    assert d.dtype == torch.float32 and net._minibatch.shape == (15, 15)
