@@ -1,4 +1,4 @@
-"""The masked softmax of the PPO update over the legal (row, action) pairs of a minibatch only.
+"""The batched trainer's masked softmax (its sampler and its PPO update) over the legal (row, action) pairs.
 
 A row of Kulikovo's policy has 1,057 actions and about 13 legal ones (Breitenfeld: 699 and about 27), and a
 rare row has hundreds (a setup decision), so padding every row to the widest wastes as much as the full mask.
@@ -48,7 +48,8 @@ class LegalPairs:
         top = top.scatter_reduce(0, self.rows, values, "amax")
         hit = values == top[self.rows]
         first = torch.full((self.n_rows,), values.shape[0], dtype=torch.long, device=values.device)
-        first = first.scatter_reduce(0, self.rows[hit], torch.arange(values.shape[0], device=values.device)[hit], "amin")
+        index = torch.arange(values.shape[0], device=values.device)
+        first = first.scatter_reduce(0, self.rows[hit], index[hit], "amin")
         if self.n_rows and int(first.max()) == values.shape[0]:
             raise ValueError("a row has no legal action")
         return first
@@ -57,5 +58,6 @@ class LegalPairs:
         """Per row, the flat vector's value at the pair (row, ``actions[row]``); every action must be legal."""
         out = values[self.cols == actions[self.rows]]
         if out.shape[0] != self.n_rows:
-            raise ValueError(f"{self.n_rows - out.shape[0]} of {self.n_rows} actions are not legal in their rows' masks")
+            raise ValueError(f"{self.n_rows - out.shape[0]} of {self.n_rows} actions are not legal in their rows' "
+                             "masks")
         return out
