@@ -31,12 +31,16 @@ class LegalPairs:
         """Per row, the sum of a flat vector's values over that row's pairs (rows, differentiable)."""
         return self.torch.zeros(self.n_rows, dtype=values.dtype, device=values.device).index_add(0, self.rows, values)
 
+    def row_max(self, values):
+        """Per row, the largest of a flat vector's values over that row's pairs (-inf for a row without any)."""
+        torch = self.torch
+        top = torch.full((self.n_rows,), -torch.inf, dtype=values.dtype, device=values.device)
+        return top.scatter_reduce(0, self.rows, values, "amax")
+
     def log_softmax(self, z):
         """Per pair, the log-probability of its action under the softmax of the row's legal logits ``z``."""
-        torch = self.torch
         # the row's largest logit keeps exp() in range; a constant shift of the row, so it takes no gradient
-        top = torch.full((self.n_rows,), -torch.inf, dtype=z.dtype, device=z.device)
-        top = top.scatter_reduce(0, self.rows, z.detach(), "amax")[self.rows]
+        top = self.row_max(z.detach())[self.rows]
         lse = self.row_sum((z - top).exp()).log()[self.rows] + top
         return z - lse
 
@@ -44,9 +48,7 @@ class LegalPairs:
         """Per row, the index (into the pairs) of the row's largest value, the first of equal ones; every row
         must have a pair."""
         torch = self.torch
-        top = torch.full((self.n_rows,), -torch.inf, dtype=values.dtype, device=values.device)
-        top = top.scatter_reduce(0, self.rows, values, "amax")
-        hit = values == top[self.rows]
+        hit = values == self.row_max(values)[self.rows]
         first = torch.full((self.n_rows,), values.shape[0], dtype=torch.long, device=values.device)
         index = torch.arange(values.shape[0], device=values.device)
         first = first.scatter_reduce(0, self.rows[hit], index[hit], "amin")
