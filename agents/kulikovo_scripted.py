@@ -2,10 +2,17 @@
 
 It reads the engine and the public state only (never the Ambush Regiment's hexes: its distance
 reckoning skips hidden units, which stand off the map until placed, 15.2, and the Russian side activates
-the Ambush Regiment by schedule). Each decision: activate the command closest to the enemy (Continuity with
-the best-rated other command near the enemy), move units step by step toward the nearest enemy, fire
-whenever a target is in range, stop with the enemy to the front, shock with every eligible unit (charging
-where it can), react and return fire, counter-charge with heavy cavalry, retreat away from the enemy.
+the Ambush Regiment by schedule). Each decision: activate the command that puts the most units to use (those
+near the enemy fight, the others march up; for the Continuity weighted by the command's rating), move units
+step by step toward the nearest enemy, fire whenever a target is in range, stop with the enemy to the front,
+shock with every eligible unit (charging where it can), react and return fire, counter-charge with heavy
+cavalry, retreat away from the enemy.
+
+Until 2026-12-04 it activated the command nearest the enemy and its cavalry stopped 2-3 hexes short to charge:
+the commands behind the front line then never moved (the Mongol Commands 8, 9, 11 and 12 stood on their set-up
+hexes all game in a traced game) and the cavalry waited for charges it could not make; against random play it
+won 39 of 100 games as the Russians and 43 as the Mongols, most of the others cut by the activation limit
+(docs/training.md, "What is left").
 
 Every decision but one has a single answer (the first of equal options); only where it has no tactic (the
 False Dmitri set-up, 13.4) does it draw among the legal actions with its seeded generator, so it is
@@ -29,13 +36,14 @@ from wargame_envs.kulikovo.rules.leaders import command_ratings
 from wargame_envs.kulikovo.state import (
     D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL,
     D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH, D_SETUP_FACE,
-    D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, F_MOVED, G_ACTIVATIONS, G_AMBUSH_PLACED,
+    D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, G_ACTIVATIONS, G_AMBUSH_PLACED,
     G_SP, RETIRED,
 )
 
 AMBUSH_AFTER = 25   # activations before the Russian side springs the Ambush Regiment
 FAR = 99            # the distance to the enemy when no enemy unit is on the map
-NO_UNITS = 1e9      # the score of a command with no unit on the map (never activated by choice)
+FIGHT_RANGE = 3     # hexes: a unit this near the enemy fights when its command activates; a farther one marches
+AMBUSH_FIRST = 1e9  # the value of the Ambush Regiment once its schedule is due (activated before any other)
 SEIZE_RATING = 5    # the least rating worth seizing the Continuity with (4.4)
 DRAW = -2           # :func:`choose`: no tactic, draw among the legal actions
 # The heuristic picks one action and rates no other. For the ratings hint (``--hint scores``, agents.hint) its
@@ -92,24 +100,17 @@ def face_toward(c, T, player, h, mask):
 
 
 @kernel
-def command_score(c, T, player, cmd):
-    """How far ``cmd`` is from the enemy (lower is better): the mean distance of its four units nearest the
-    enemy; the Ambush Regiment waits for its schedule (:data:`AMBUSH_AFTER` activations, 15.2)."""
+def command_value(c, T, player, cmd):
+    """What activating ``cmd`` puts to use (higher is better): two for each of its units on the map, not
+    Retired, within :data:`FIGHT_RANGE` hexes of the enemy (it fights) and one for each farther off (it marches
+    up); the Ambush Regiment waits for its schedule (:data:`AMBUSH_AFTER` activations, 15.2), then goes first."""
     if cmd == T.ambush_cmd and not c.g[G_AMBUSH_PLACED]:
-        return -1.0 if c.g[G_ACTIVATIONS] >= AMBUSH_AFTER else NO_UNITS
-    ds = np.empty(T.cmd_uend[cmd] - T.cmd_ufirst[cmd], np.int64)
-    n = 0
+        return AMBUSH_FIRST if c.g[G_ACTIVATIONS] >= AMBUSH_AFTER else 0.0
+    value = 0.0
     for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
         if c.u_hex[u] >= 0 and c.u_status[u] != RETIRED:
-            ds[n] = nearest_enemy(c, T, player, c.u_hex[u])
-            n += 1
-    if n == 0:
-        return NO_UNITS
-    near = np.sort(ds[:n])[:4]
-    total = 0.0
-    for d in near:
-        total += d
-    return total / near.size
+            value += 2.0 if nearest_enemy(c, T, player, c.u_hex[u]) <= FIGHT_RANGE else 1.0
+    return value
 
 
 # ------------------------------------------------------------------ decisions
@@ -121,24 +122,21 @@ def command_of(T, player, a):
 
 @kernel
 def choose_command(c, T, player, mask, continuity, ratings):
-    """Free activation or Continuity (4.3, 4.4): the command nearest the enemy; for the Continuity, each
-    rating point counts two hexes, and the turn ends when no command has a unit on the map."""
-    o = T.A_OPT
+    """Free activation or Continuity (4.2, 4.3): the command that puts the most units to use
+    (:func:`command_value`), for the Continuity times its rating (the chance its die roll succeeds), so
+    commands far from the enemy march up in turn instead of waiting all game; the turn ends (or, at a free
+    activation, passes) when no command has a unit to use."""
     best, key = -1, 0.0
     for a in range(T.A_CMD, T.A_OPT):
         if not mask[a]:
             continue
         cmd = command_of(T, player, a)
-        score = command_score(c, T, player, cmd)
+        value = command_value(c, T, player, cmd)
         if continuity:
-            score -= 2.0 * ratings[cmd]
-        if best < 0 or score < key:
-            best, key = a, score
-    if best < 0:
-        return legal_or_first(mask, o + OPT_PASS)
-    if continuity and key > NO_UNITS / 10:  # no command with a unit on the map: end the turn
-        return o + OPT_PASS
-    return best
+            value *= ratings[cmd]
+        if value > key:
+            best, key = a, value
+    return best if best >= 0 else legal_or_first(mask, T.A_OPT + OPT_PASS)
 
 
 @kernel
@@ -155,9 +153,9 @@ def choose_seizure(T, player, mask, ratings):
 
 @kernel
 def unit_act(c, T, player, u, mask):
-    """Move/Fire (9.0, 11.0): fire at the nearest target; else step toward the nearest enemy, but stop facing
-    it when adjacent, or 2-3 hexes off for heavy and medium cavalry that has not moved (to charge, 11.1);
-    a Retired unit takes the first step the rules leave it."""
+    """Move/Fire (9.0, 11.0): fire at the nearest target; else step toward the nearest enemy and stop facing
+    it when adjacent (cavalry does not stop short to charge, 11.1: the charge it waits for is often not open to
+    it, and it would wait again at every activation); a Retired unit takes the first step the rules leave it."""
     h = c.u_hex[u]
     fire, key = -1, 0
     for x in range(T.N):
@@ -169,8 +167,7 @@ def unit_act(c, T, player, u, mask):
         step = first_legal(mask, T.A_DIR, T.A_DIR + 6)
         return step if step >= 0 else first_legal(mask, T.A_FACE, T.A_FACE + 6)
     here = nearest_enemy(c, T, player, h)
-    charger = T.utype[u] == H or T.utype[u] == M
-    if here <= 1 or (charger and 2 <= here <= 3 and not c.u_flags[u] & F_MOVED):
+    if here <= 1:
         return face_toward(c, T, player, h, mask)
     best, bkey = -1, here
     for d in range(6):

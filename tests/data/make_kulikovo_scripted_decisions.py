@@ -2,9 +2,11 @@
 
     python tests/data/make_kulikovo_scripted_decisions.py
 
-The committed file was made by the Python agent that the compiled kernel replaced (issue 14; the agent of git
-93c3247), so ``tests/kulikovo/test_kulikovo_scripted.py`` checks that the kernel takes the same decisions (the
-kernel agent makes the same file byte for byte). Each game (scripted against scripted, scripted against random
+The committed file holds the decisions of the heuristic as it has been since 2026-12-04 (it activates the command
+that puts the most units to use, and its cavalry no longer stops short to charge), so
+``tests/kulikovo/test_kulikovo_scripted.py`` checks that the compiled kernel, its batched entry points and the
+agent keep taking them. (The first file, made by the Python agent that the kernel replaced, the agent of git
+93c3247, showed that the kernel took the same decisions as that agent: it made the same file byte for byte.) Each game (scripted against scripted, scripted against random
 on either side, a free set-up and the False Dmitri rule) is played to its end; at every decision with two or
 more legal actions, whoever decides, the file holds the state buffer, the player to move, the legal actions, the
 action played and the scripted agent's tied-best set there: the actions among which it draws with its generator

@@ -31,7 +31,7 @@ def test_scripted_agent_follows_protocol():
 
 def test_scripted_vs_scripted_reaches_flight():
     eng = engine()
-    s, n = _play([KulikovoScriptedAgent(), KulikovoScriptedAgent()], 0)
+    s, n = _play([KulikovoScriptedAgent(), KulikovoScriptedAgent()], 0, {"max_activations": 300})
     assert eng.is_terminal(s) and sorted(eng.returns(s).tolist()) == [-1.0, 1.0]
     assert "FLEES [16.0]" in s.log[-2]
 
@@ -65,3 +65,82 @@ def test_mongol_scripted_agent_ignores_ambush_hexes():
         steps += 1
     assert steps > 100
     assert np.array_equal(eng.observe(a, 1), eng.observe(b, 1)) or a.g[10]
+
+
+
+def _mongol_decisions(seed: int, activations: int):
+    """``(state, mask, choice)`` at each Mongol decision with two or more legal actions of the scripted Mongol
+    against random play in the first ``activations`` activations (the state before the choice is applied)."""
+    from wargame_envs.kulikovo.state import G_ACTIVATIONS
+
+    eng = engine()
+    d = Dice(seed)
+    s = eng.new_state({}, d)
+    agents = [RandomAgent(seed), KulikovoScriptedAgent(seed + 1)]
+    while not (eng.is_terminal(s) or eng.is_truncated(s)) and s.g[G_ACTIVATIONS] < activations:
+        p = eng.current_player(s)
+        mask = eng.legal_mask(s)
+        a = agents[p].act(eng, s, p, mask)
+        if p == 1 and mask.sum() > 1:
+            yield s, mask, a
+        eng.apply(s, a, d)
+
+
+def _reading(s):
+    """The heuristic's reading context of ``s`` and the engine's compiled tables."""
+    import agents.kulikovo_scripted as ks
+
+    T = engine().tables()
+    return ks.reading_ctx(s.buf, T, ks.new_scratch()), T
+
+
+def test_scripted_agent_activates_the_command_that_puts_the_most_units_to_use():
+    """A free activation goes to the command with the highest :func:`command_value` (two for each unit near the
+    enemy, one for each farther off), a Continuity to the highest value times the command's rating; so the
+    commands behind the front march up in turn. (Until 2026-12-04 it took the command nearest the enemy, and
+    against random play the Mongol Commands 8, 9, 11 and 12 stood on their set-up hexes all game.)"""
+    import agents.kulikovo_scripted as ks
+    from wargame_envs.kulikovo.rules.leaders import command_ratings
+    from wargame_envs.kulikovo.state import D_CONTINUITY, D_FREE, G_SP
+
+    eng = engine()
+    checked, chosen = 0, set()
+    for s, mask, a in _mongol_decisions(102, 80):
+        kind = int(s.stack[s.g[G_SP] - 1, 0])
+        if kind not in (D_FREE, D_CONTINUITY):
+            continue
+        c, T = _reading(s)
+        ratings = np.zeros(eng.NC, np.int64)
+        command_ratings(c, T, ratings)
+        commands = {x: ks.command_of(T, 1, x) for x in np.flatnonzero(mask) if eng.AL.CMD <= x < eng.AL.OPT}
+        values = {x: ks.command_value(c, T, 1, cmd) * (ratings[cmd] if kind == D_CONTINUITY else 1)
+                  for x, cmd in commands.items()}
+        best = max(values.values())
+        assert best > 0 and a == min(x for x, v in values.items() if v == best)
+        checked += 1
+        chosen.add(int(a))
+    assert checked >= 40 and len(chosen) >= 3
+
+
+def test_scripted_cavalry_steps_up_to_the_enemy_rather_than_stopping_short():
+    """A heavy or medium cavalry unit 2-3 hexes from the enemy, with nothing to fire at and a step that brings
+    it nearer, takes the step (until 2026-12-04 it stopped to charge next time, which it often could not)."""
+    import agents.kulikovo_scripted as ks
+    from wargame_envs.kulikovo.data import H, M
+    from wargame_envs.kulikovo.state import D_UNIT_ACT, G_SP, RETIRED
+
+    eng = engine()
+    dirs = range(eng.AL.DIR, eng.AL.DIR + 6)
+    seen = 0
+    for s, mask, a in _mongol_decisions(102, 80):
+        t = s.stack[s.g[G_SP] - 1]
+        if t[0] != D_UNIT_ACT or eng.utype[t[2]] not in (H, M) or s.u_status[t[2]] == RETIRED or mask[:eng.N].any():
+            continue
+        c, T = _reading(s)
+        h = int(s.u_hex[t[2]])
+        here = ks.nearest_enemy(c, T, 1, h)
+        nearer = [x for x in dirs if mask[x] and ks.nearest_enemy(c, T, 1, eng.geo.nbr[h][x - eng.AL.DIR]) < here]
+        if 2 <= here <= 3 and nearer:
+            assert a in nearer
+            seen += 1
+    assert seen >= 3

@@ -1,6 +1,7 @@
-"""The compiled scripted agent (issue 14) judges as the Python agent it replaced: at every decision recorded in
-``tests/data/kulikovo_scripted_decisions.npz`` (the Python agent's tied-best actions at 63,739 decisions of 30
-seeded games, see ``make_kulikovo_scripted_decisions.py``) it finds the same tied-best actions; its batched entry
+"""The compiled scripted agent (issue 14) keeps its recorded judgement: at every decision recorded in
+``tests/data/kulikovo_scripted_decisions.npz`` (the heuristic's tied-best actions at 74,549 decisions of 30
+seeded games, see ``make_kulikovo_scripted_decisions.py``; the first recording, by the Python agent the kernel
+replaced, showed the kernel equal to it) it finds the same tied-best actions; its batched entry
 points agree with it game by game and answer -1 for finished games; it is deterministic for a seed (it plays the
 recorded games move for move) and runs the same as plain Python."""
 
@@ -86,11 +87,11 @@ def test_the_recorded_decisions_cover_every_decision_kind():
         kinds.update(decision_kind(buf) for buf in block)
         draws += sum(len(listed("tie", i)) > 1 for i in range(lo, lo + len(block)))
     assert kinds == set(DECISION_NAMES)
-    assert draws == 4   # the old agent drew only at the False Dmitri set-up (13.4)
+    assert draws == 4   # the agent draws only at the False Dmitri set-up (13.4)
 
 
 def test_the_batched_ties_are_the_python_agents():
-    """``scripted_ties`` on every recorded decision: the Python agent's tied-best set each time."""
+    """``scripted_ties`` on every recorded decision: the recorded tied-best set each time."""
     for lo, block in chunks():
         hi = lo + len(block)
         sets = np.zeros((len(block), engine().num_actions), dtype=bool)
@@ -131,7 +132,7 @@ def replay(game: int) -> list[int]:
 
 def test_the_agent_plays_the_recorded_games_move_for_move():
     """Deterministic for a seed: seeded as in the recorded games (one with the False Dmitri draw), the agent takes
-    the recorded choices, its generator drawing exactly as the Python agent's did."""
+    the recorded choices, its generator drawing exactly as when they were recorded."""
     d = record()
     for game in (0, 26):
         assert replay(game) == d["played"][d["game"] == game].tolist()
