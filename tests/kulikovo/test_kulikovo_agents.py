@@ -4,6 +4,7 @@ import numpy as np
 from kulikovo_testlib import engine
 
 from agents.base import Agent, RandomAgent
+import agents.kulikovo_scripted as ks
 from agents.kulikovo_scripted import KulikovoScriptedAgent
 from wargame_envs.core.dice import Dice
 
@@ -67,7 +68,6 @@ def test_mongol_scripted_agent_ignores_ambush_hexes():
     assert np.array_equal(eng.observe(a, 1), eng.observe(b, 1)) or a.g[10]
 
 
-
 def _mongol_decisions(seed: int, activations: int):
     """``(state, mask, choice)`` at each Mongol decision with two or more legal actions of the scripted Mongol
     against random play in the first ``activations`` activations (the state before the choice is applied)."""
@@ -88,8 +88,6 @@ def _mongol_decisions(seed: int, activations: int):
 
 def _reading(s):
     """The heuristic's reading context of ``s`` and the engine's compiled tables."""
-    import agents.kulikovo_scripted as ks
-
     T = engine().tables()
     return ks.reading_ctx(s.buf, T, ks.new_scratch()), T
 
@@ -99,7 +97,6 @@ def test_scripted_agent_activates_the_command_that_puts_the_most_units_to_use():
     enemy, one for each farther off), a Continuity to the highest value times the command's rating; so the
     commands behind the front march up in turn. (Until 2026-12-04 it took the command nearest the enemy, and
     against random play the Mongol Commands 8, 9, 11 and 12 stood on their set-up hexes all game.)"""
-    import agents.kulikovo_scripted as ks
     from wargame_envs.kulikovo.rules.leaders import command_ratings
     from wargame_envs.kulikovo.state import D_CONTINUITY, D_FREE, G_SP
 
@@ -125,7 +122,6 @@ def test_scripted_agent_activates_the_command_that_puts_the_most_units_to_use():
 def test_scripted_cavalry_steps_up_to_the_enemy_rather_than_stopping_short():
     """A heavy or medium cavalry unit 2-3 hexes from the enemy, with nothing to fire at and a step that brings
     it nearer, takes the step (until 2026-12-04 it stopped to charge next time, which it often could not)."""
-    import agents.kulikovo_scripted as ks
     from wargame_envs.kulikovo.data import H, M
     from wargame_envs.kulikovo.state import D_UNIT_ACT, G_SP, RETIRED
 
