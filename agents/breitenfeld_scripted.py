@@ -5,8 +5,9 @@ It reads the public position (no hidden information exists in this battle) and p
 * artillery: the target with the best chance to hit (shortest range), undisrupted units first;
 * activation choice (4.1 C): the corps with the most undisrupted units near the enemy;
 * movement: disrupted (perhaps routing) units move first, then the units nearest the enemy; each unit
-  advances toward the nearest enemy, but ends next to an undisrupted enemy only where its strength is at
-  least that enemy's defence (terrain counted) or the enemy is disrupted, cover preferred; disrupted units
+  advances toward the nearest enemy, but ends next to undisrupted enemies only where its strength is enough
+  for the attack it is then obliged to make (8.12, terrain counted), or next to a disrupted enemy, cover
+  preferred (each side's :class:`MoveStyle`: the Imperial line also shifts toward the Saxon flank); disrupted units
   stay (or rout as far as 11.12 forces); leaders join the corps' unit nearest the enemy; units leave the
   map when that scores (pursuit);
 * combat: attacks the enemy where the odds are best, voluntary attacks only at 1-1 or better, adds
@@ -23,6 +24,8 @@ every game's tied-best actions (the hint ``"ties"``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from agents.breitenfeld_scripted_kernels import decide, mark_ties, score_actions
@@ -34,29 +37,48 @@ from wargame_envs.core.jit import kernel
 
 COVER_TERRAIN = ("town", "woods", "hilltop")
 
+class MoveStyle(NamedTuple):
+    """How one side's units judge where to end a move (6.0).
+
+    A unit does not end its move next to undisrupted enemies where its strength is below ``margin`` times their
+    defence (terrain counted): the strongest one's, or with ``together`` all of theirs added up, as 8.21 adds
+    them up for the attack that 8.12 then obliges. Between destinations otherwise equal, each hex row nearer row
+    01 (the Saxon flank) scores ``flank`` more (0: a draw among them)."""
+
+    together: bool
+    margin: float
+    flank: float
+
+
+#: Each side's style (Allied, Imperial): the one that did best for it against the other side's (docs/breitenfeld.md,
+#: "The scripted agent"). The Imperial tercios, strong and few, go in only where the whole obliged attack is at
+#: better than 1-1, and the line shifts toward the Saxon flank; the Allies close in one enemy at a time.
+MOVE_STYLE = (MoveStyle(together=False, margin=1.0, flank=0.0), MoveStyle(together=True, margin=1.25, flank=1e-3))
+#: Both sides' style before 2026-12-05 (the recorded scripted games of ``tests/data/golden_breitenfeld.json``).
+MOVE_STYLE_BEFORE = (MoveStyle(together=False, margin=1.0, flank=0.0),) * 2
 
 # ================================================================ entry points
 @kernel
-def score_one(tables, buf, cover, player, mask, scores, ties):
+def score_one(tables, buf, J, player, mask, scores, ties):
     """One position's scores into ``scores`` and tied-best actions into ``ties``; returns (how many entries the
     draw is among, the action counted twice in it or -1)."""
     T = unpack(tables)
-    doubled = score_actions(T, buf, cover, player, mask, scores)
+    doubled = score_actions(T, buf, J, player, mask, scores)
     return mark_ties(scores, mask, doubled, ties), doubled
 
 
 @kernel
-def decide_batch(tables, cover, states, masks, u, out):
+def decide_batch(tables, J, states, masks, u, out):
     """``out[i]``: the choice in game ``i`` at the uniform draw ``u[i]`` (-1 where nothing is legal)."""
     T = unpack(tables)
     scores = np.empty(masks.shape[1])
     ties = np.empty(masks.shape[1], np.bool_)
     for i in range(states.shape[0]):
-        out[i] = decide(T, states[i], cover, masks[i], scores, ties, u[i])
+        out[i] = decide(T, states[i], J, masks[i], scores, ties, u[i])
 
 
 @kernel
-def ties_batch(tables, cover, states, masks, out):
+def ties_batch(tables, J, states, masks, out):
     """``out[i]``: the tied-best legal actions of game ``i`` (its only action when it has one; none when over)."""
     T = unpack(tables)
     scores = np.empty(masks.shape[1])
@@ -67,12 +89,12 @@ def ties_batch(tables, cover, states, masks, out):
             n += 1 if masks[i, a] else 0
         if n > 1:
             buf = states[i]
-            doubled = score_actions(T, buf, cover, globals_of(buf, T)[G_PLAYER], masks[i], scores)
+            doubled = score_actions(T, buf, J, globals_of(buf, T)[G_PLAYER], masks[i], scores)
             mark_ties(scores, masks[i], doubled, out[i])
 
 
 @kernel
-def gaps_batch(tables, cover, states, masks, out):
+def gaps_batch(tables, J, states, masks, out):
     """``out[i, a]``: how far legal action ``a`` of game ``i`` scores below the best (0 for the best and for a lone
     legal action; -inf for the actions the heuristic does not consider, which include every illegal one)."""
     T = unpack(tables)
@@ -82,7 +104,7 @@ def gaps_batch(tables, cover, states, masks, out):
             mark_lone(masks[i], out[i])
             continue
         buf = states[i]
-        score_actions(T, buf, cover, globals_of(buf, T)[G_PLAYER], masks[i], scores)
+        score_actions(T, buf, J, globals_of(buf, T)[G_PLAYER], masks[i], scores)
         mark_gaps(scores, masks[i], out[i])
 
 
@@ -94,12 +116,20 @@ def masks_batch(tables, states, masks, work):
         legal_options(states[i], T, masks[i], work, False)
 
 
-def _cover(engine) -> np.ndarray:
-    """Per hex: town, woods or hilltop (the movement's cover preference), cached on the engine."""
-    c = engine.__dict__.get("_scripted_cover")
-    if c is None:
-        c = engine._scripted_cover = np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_)
-    return c
+def judgement(engine, style=MOVE_STYLE) -> tuple:
+    """The movement judgement the kernels read (``J``, ``agents.breitenfeld_scripted_kernels``): per hex, cover (town,
+    woods, hilltop) and its hex row (cached on the engine); per side, ``style`` (a :class:`MoveStyle` each)."""
+    style = tuple(style)
+    cache = engine.__dict__.setdefault("_scripted_judgement", {})
+    if style not in cache:
+        if len(style) != 2 or any(not isinstance(side, MoveStyle) or not side.margin > 0 for side in style):
+            raise ValueError(f"move style {style!r}: want a MoveStyle per side (Allied, Imperial), margins above 0")
+        cache[style] = (np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_),
+                        np.array([int(engine.grid.ids[h][2:]) for h in range(engine.grid.n)], dtype=np.float64),
+                        np.array([side.together for side in style], dtype=np.bool_),
+                        np.array([side.margin for side in style], dtype=np.float64),
+                        np.array([side.flank for side in style], dtype=np.float64))
+    return cache[style]
 
 
 def scripted_actions(backend_or_engine, states: np.ndarray, out: np.ndarray, masks: np.ndarray | None = None,
@@ -113,7 +143,7 @@ def scripted_actions(backend_or_engine, states: np.ndarray, out: np.ndarray, mas
         masks = np.zeros((len(states), engine.num_actions), dtype=bool)
         masks_batch(engine.tables, states, masks, new_work(engine.grid.n))
     u = (rng if rng is not None else np.random.default_rng()).random(len(states))
-    decide_batch(engine.tables, _cover(engine), states, masks, u, out)
+    decide_batch(engine.tables, judgement(engine), states, masks, u, out)
     return out
 
 
@@ -122,7 +152,7 @@ def scripted_ties(backend_or_engine, states: np.ndarray, out: np.ndarray, masks:
     ((N, num_actions) bool), in one compiled call, given the games' legal ``masks``: the actions among which
     :func:`scripted_actions` and the agent draw their choice (the hint ``"ties"``, ``agents.hint``)."""
     engine = getattr(backend_or_engine, "engine", backend_or_engine)
-    ties_batch(engine.tables, _cover(engine), states, masks, out)
+    ties_batch(engine.tables, judgement(engine), states, masks, out)
     return out
 
 
@@ -132,20 +162,23 @@ def scripted_gaps(backend_or_engine, states: np.ndarray, out: np.ndarray, masks:
     not consider, as for the illegal ones), given the games' legal ``masks`` (the hint ``"scores"``, ``agents.hint``).
     The scores mix units (hexes of distance, odds), so the hint's prior is in practice one over the tied-best moves."""
     engine = getattr(backend_or_engine, "engine", backend_or_engine)
-    gaps_batch(engine.tables, _cover(engine), states, masks, out)
+    gaps_batch(engine.tables, judgement(engine), states, masks, out)
     return out
 
 
 class BreitenfeldScriptedAgent:
-    """The heuristic player described in the module docstring."""
+    """The heuristic player described in the module docstring; ``style`` is each side's :class:`MoveStyle`
+    (:data:`MOVE_STYLE`, the default; :data:`MOVE_STYLE_BEFORE` plays as the agent did before 2026-12-05)."""
 
     name = "breitenfeld_scripted"
 
-    def __init__(self, seed: int | None = None):
+    def __init__(self, seed: int | None = None, style=MOVE_STYLE):
+        self.style = tuple(style)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
+
 
     def _draw(self, engine, state, player: int, mask: np.ndarray) -> tuple[np.ndarray, int, int]:
         """(the tied-best legal actions ascending, how many entries the draw is among, the action counted
@@ -157,13 +190,13 @@ class BreitenfeldScriptedAgent:
         if legal.size == 1:
             return legal, 1, -1
         scores, ties = np.empty(engine.num_actions), np.empty(engine.num_actions, dtype=bool)
-        n, doubled = score_one(engine.tables, state.buf, _cover(engine), int(player), mask, scores, ties)
+        n, doubled = score_one(engine.tables, state.buf, judgement(engine, self.style), int(player), mask, scores, ties)
         return np.flatnonzero(ties), int(n), int(doubled)
 
     def gaps(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
         """Every action's score minus the best legal score (see :func:`scripted_gaps`)."""
         out = np.zeros((1, engine.num_actions))
-        gaps_batch(engine.tables, _cover(engine), state.buf[None], np.asarray(mask, dtype=bool)[None], out)
+        gaps_batch(engine.tables, judgement(engine, self.style), state.buf[None], np.asarray(mask, dtype=bool)[None], out)
         return out[0]
 
     def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:

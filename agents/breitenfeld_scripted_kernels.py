@@ -5,7 +5,8 @@ battle's packed tables (``wargame_envs.breitenfeld.tables``); it asks the compil
 (the unit in each hex, the eligible attackers: ``combat.context``) and writes no rule twice. The best score
 wins; scores within :data:`TIE` of the best are ties, drawn among at random. A choice the heuristic makes
 outright (a forced order, a fixed preference) is the only finite score. The decision kernels below read:
-``T`` the tables, ``buf`` the state buffer, ``player`` the side deciding, ``mask`` the legal actions and write
+``T`` the tables, ``buf`` the state buffer, ``J`` the movement judgement (:data:`J_COVER` .. :data:`J_FLANK`, see
+``agents.breitenfeld_scripted.MoveStyle``), ``player`` the side deciding, ``mask`` the legal actions and write
 ``scores`` (float per action, -inf for the actions not considered).
 
 One quirk of the Python agent this replaced is kept, so that its seeded games replay unchanged: when an
@@ -35,6 +36,9 @@ GOOD_CONTACT = 3.0    # movement: ending next to a disrupted enemy
 BAD_CONTACT = 10.0    # movement: ending next to an undisrupted enemy whose defence beats our strength
 COVER_BONUS = 0.3     # movement: ending in a town, woods or hilltop hex
 RANK_STEP = 1 << 20   # selection: disrupted units rank this far ahead (more than any distance)
+# the movement judgement J, a tuple: per hex (cover: town, woods or hilltop; its hex row), per side (contact rule:
+# add the enemies up, margin; the score per hex row nearer row 01)
+J_COVER, J_ROW, J_TOGETHER, J_MARGIN, J_FLANK = range(5)
 
 
 # ------------------------------------------------------------------ the enemy's whereabouts
@@ -131,10 +135,13 @@ def score_move_select(T, buf, player, mask, scores):
 
 
 @kernel
-def contact_score(T, at, u_dis, player, strength, h):
+def contact_score(T, at, u_dis, player, strength, h, J):
     """6.0: ending in ``h`` next to the enemy: + :data:`GOOD_CONTACT` next to a disrupted enemy, -
-    :data:`BAD_CONTACT` next to an undisrupted one whose defence (terrain counted, 8.4) beats ``strength``."""
-    good = bad = False
+    :data:`BAD_CONTACT` where ``strength`` is below the side's margin times the undisrupted enemy's defence there
+    (terrain counted, 8.4): the strongest one's, or (the side's ``together``) all of theirs added up, as the
+    attack that 8.12 then obliges must take them all on together (8.21)."""
+    good = False
+    defence = 0.0
     for d in range(6):
         j = T.neighbors[h, d]
         if j < 0:
@@ -146,18 +153,20 @@ def contact_score(T, at, u_dis, player, strength, h):
             good = True
         else:
             mult = T.defense_mult[j] if not T.defense_needs_slope[j] or T.is_slope[h] else 1
-            if T.unit_strength[e] * mult > strength * 1.0:
-                bad = True
+            one = T.unit_strength[e] * mult * 1.0
+            defence = defence + one if J[J_TOGETHER][player] else max(defence, one)
+    bad = strength < J[J_MARGIN][player] * defence
     return (GOOD_CONTACT if good else 0.0) - (BAD_CONTACT if bad else 0.0)
 
 
 @kernel
-def score_move_dest(T, buf, cover, player, mask, scores):
+def score_move_dest(T, buf, J, player, mask, scores):
     """6.0: the destination of the selected piece; returns the action drawn with double weight (-1: none).
 
     Off the map whenever allowed (pursuit). A leader joins the undisrupted unit of its corps nearest the enemy
     (the stronger between equals), else stays. A disrupted unit stays if allowed, else flees as far from the
-    enemy as it can. An undisrupted unit closes in on the enemy (:func:`contact_score`), cover preferred."""
+    enemy as it can. An undisrupted unit closes in on the enemy (:func:`contact_score`), cover preferred; between
+    hexes otherwise equal, the side's flank score per hex row nearer row 01."""
     if mask[EXIT]:
         only(scores, EXIT)
         return -1
@@ -191,9 +200,10 @@ def score_move_dest(T, buf, cover, player, mask, scores):
             d = enemy_distance(T, eh, ne, h)
             score = -float(d)
             if d == 1:
-                score += contact_score(T, at, u_dis, player, strength, h)
-            if cover[h]:
+                score += contact_score(T, at, u_dis, player, strength, h, J)
+            if J[J_COVER][h]:
                 score += COVER_BONUS
+            score -= J[J_FLANK][player] * J[J_ROW][h]
             scores[T.hex0 + h] = score
     return T.hex0 + here
 
@@ -258,7 +268,7 @@ def score_loss(T, buf, player, mask, scores):
 
 
 @kernel
-def score_actions(T, buf, cover, player, mask, scores):
+def score_actions(T, buf, J, player, mask, scores):
     """``scores[a]``: how good each action ``a`` is for ``player`` at the pending decision (-inf for the
     actions not considered); returns the action drawn with double weight among ties (-1: none)."""
     scores[:] = -np.inf
@@ -270,7 +280,7 @@ def score_actions(T, buf, cover, player, mask, scores):
     elif dec == D_MOVE_SELECT:
         score_move_select(T, buf, player, mask, scores)
     elif dec == D_MOVE_DEST:
-        return score_move_dest(T, buf, cover, player, mask, scores)
+        return score_move_dest(T, buf, J, player, mask, scores)
     elif dec == D_COMBAT:
         score_combat(T, buf, player, mask, scores)
     elif dec == D_ATTACK:
@@ -313,7 +323,7 @@ def drawn(ties, doubled, i):
 
 
 @kernel
-def decide(T, buf, cover, mask, scores, ties, u):
+def decide(T, buf, J, mask, scores, ties, u):
     """The choice at one game's pending decision: the action at ``u`` (in [0, 1)) of its draw; -1 if nothing
     is legal; the only legal action as is."""
     n, only_action = 0, -1
@@ -324,6 +334,6 @@ def decide(T, buf, cover, mask, scores, ties, u):
     if n <= 1:
         return only_action
     player = globals_of(buf, T)[G_PLAYER]
-    doubled = score_actions(T, buf, cover, player, mask, scores)
+    doubled = score_actions(T, buf, J, player, mask, scores)
     n = mark_ties(scores, mask, doubled, ties)
     return drawn(ties, doubled, int(u * n))

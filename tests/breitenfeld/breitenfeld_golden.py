@@ -22,7 +22,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from agents.breitenfeld_scripted import BreitenfeldScriptedAgent  # noqa: E402
+from agents.breitenfeld_scripted import MOVE_STYLE_BEFORE, BreitenfeldScriptedAgent  # noqa: E402
 from wargame_envs.breitenfeld.rules import BreitenfeldEngine  # noqa: E402
 from wargame_envs.core.dice import Dice  # noqa: E402
 
@@ -54,7 +54,7 @@ def play(E, seed: int, kind: str, options: dict, actions: list[int] | None = Non
     :data:`GAMES` format."""
     dice = Dice(seed)
     rng = np.random.default_rng(seed + 1000)
-    bots = [BreitenfeldScriptedAgent(seed + i) for i in (0, 1)]
+    bots = [BreitenfeldScriptedAgent(seed + i, style=MOVE_STYLE_BEFORE) for i in (0, 1)]   # as recorded
     s = E.new_state(dict(options), dice)
     trace = hashlib.sha1()
     st, xt = step_digest(E, s, list(s.log))

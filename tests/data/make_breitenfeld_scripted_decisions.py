@@ -15,6 +15,10 @@ Arrays: ``states`` (n, S) int32 buffers; ``ties`` (the tied-best actions of ever
 ``tie_start`` (n + 1 offsets); ``game`` (the game each position comes from); ``seeds``, ``kinds`` and ``options``
 (one per game).
 
+The decisions were re-recorded on 2026-12-05, when the Imperial side's movement judgement changed
+(:data:`MOVE_STYLE`: the obliged attack judged against all the adjacent enemies, with a margin, and the line
+shifted toward the Saxon flank; docs/breitenfeld.md, "The scripted agent").
+
 ``--speed`` instead measures decisions per second on the recorded positions: this Python agent and the compiled
 agent (``act``, game by game), and the batched ``scripted_actions`` / ``scripted_ties`` on 256 positions a call.
 """
@@ -45,8 +49,14 @@ GAMES = ([(100 + i, "scripted-scripted", OPTIONS[i % 4]) for i in range(18)]
 KEEP = 0.5    # the share of the decisions kept (the file stays under 2 MB)
 
 
+#: Each side's movement style (together, margin, flank), as ``agents.breitenfeld_scripted.MOVE_STYLE`` sets it
+#: since 2026-12-05 (before: ``(False, 1.0, 0.0)`` for both sides).
+MOVE_STYLE = ((False, 1.0, 0.0), (True, 1.25, 1e-3))
+
+
 class PythonBreitenfeldAgent:
-    """The Python heuristic (agents/breitenfeld_scripted.py before issue 14), with ``last_ties``."""
+    """The Python heuristic (agents/breitenfeld_scripted.py before issue 14), with ``last_ties``, and each side's
+    movement style of 2026-12-05 (:data:`MOVE_STYLE`)."""
 
     name = "breitenfeld_scripted_python"
 
@@ -162,13 +172,14 @@ class PythonBreitenfeldAgent:
             opts = [(ed[h], c.hex(h)) for h in dests]
             return self._pick(opts)
         st = D.unit_strength[p]
+        together, margin, flank = MOVE_STYLE[player]
         opts = []
         for h in dests + [here]:
             d = ed[h]
             score = -float(d)
             if d == 1:
-                bad = False
                 good = False
+                defence = []
                 for j in D.grid.adjacent[h]:
                     e = snap.at[j]
                     if e >= 0 and D.unit_side[e] != player:
@@ -176,11 +187,12 @@ class PythonBreitenfeldAgent:
                             good = True
                         else:
                             mult = D.defense_mult[j] if not D.defense_needs_slope[j] or D.is_slope[h] else 1
-                            if D.unit_strength[e] * mult > st * 1.0:
-                                bad = True
+                            defence.append(D.unit_strength[e] * mult)
+                bad = st < margin * ((sum if together else max)(defence) if defence else 0)
                 score += (3.0 if good else 0.0) - (10.0 if bad else 0.0)
             if D.hex_terrain_name[h] in ("town", "woods", "hilltop"):
                 score += 0.3
+            score -= flank * int(D.grid.ids[h][2:])
             opts.append((score, c.hex(h)))
         return self._pick(opts)
 
