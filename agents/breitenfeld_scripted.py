@@ -116,14 +116,20 @@ def masks_batch(tables, states, masks, work):
         legal_options(states[i], T, masks[i], work, False)
 
 
+def checked_style(style) -> tuple:
+    """``style`` as a tuple, refused unless it is a :class:`MoveStyle` per side with a margin above 0."""
+    style = tuple(style)
+    if len(style) != 2 or any(not isinstance(side, MoveStyle) or not side.margin > 0 for side in style):
+        raise ValueError(f"move style {style!r}: want a MoveStyle per side (Allied, Imperial), margins above 0")
+    return style
+
+
 def judgement(engine, style=MOVE_STYLE) -> tuple:
     """The movement judgement the kernels read (``J``, ``agents.breitenfeld_scripted_kernels``): per hex, cover (town,
     woods, hilltop) and its hex row (cached on the engine); per side, ``style`` (a :class:`MoveStyle` each)."""
-    style = tuple(style)
+    style = checked_style(style)
     cache = engine.__dict__.setdefault("_scripted_judgement", {})
     if style not in cache:
-        if len(style) != 2 or any(not isinstance(side, MoveStyle) or not side.margin > 0 for side in style):
-            raise ValueError(f"move style {style!r}: want a MoveStyle per side (Allied, Imperial), margins above 0")
         cache[style] = (np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_),
                         np.array([int(engine.grid.ids[h][2:]) for h in range(engine.grid.n)], dtype=np.float64),
                         np.array([side.together for side in style], dtype=np.bool_),
@@ -173,7 +179,7 @@ class BreitenfeldScriptedAgent:
     name = "breitenfeld_scripted"
 
     def __init__(self, seed: int | None = None, style=MOVE_STYLE):
-        self.style = tuple(style)
+        self.style = checked_style(style)
         self.reset(seed)
 
     def reset(self, seed: int | None = None) -> None:

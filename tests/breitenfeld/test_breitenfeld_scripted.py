@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.breitenfeld_scripted import BreitenfeldScriptedAgent, scripted_actions, scripted_gaps, scripted_ties
+from agents.breitenfeld_scripted import (MOVE_STYLE, MOVE_STYLE_BEFORE, BreitenfeldScriptedAgent, MoveStyle, scripted_actions,
+                                        scripted_gaps, scripted_ties)
 from agents.scripted import batched_scripted
 from wargame_envs.breitenfeld.batch import BreitenfeldBackend
 from wargame_envs.core.dice import Dice
@@ -181,3 +182,52 @@ def test_the_agent_kernel_runs_the_same_as_plain_python():
             "got, want = sample_ties(40); print(got == want, len(got))")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True, cwd=here)
     assert out.stdout.split() == ["True", str(len(range(0, len(STATES), 40)))]
+
+
+# ------------------------------------------------------------------ each side's movement style (MOVE_STYLE)
+def destination_ties(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> set[str]:
+    """The scripted agent's tied-best destinations for ``mover`` (its leader stacked with it, so in command)."""
+    from bf_helpers import hexa, piece, play, start
+    s, d = start(units, leaders={leader: units[mover]}, phase="movement", active=active, turn=6)
+    play(s, d, piece(mover))
+    assert ENGINE.decision_key(s) == "move_dest"
+    ties = BreitenfeldScriptedAgent(0, style).ties(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s))
+    assert hexa(units[mover]) not in ties            # it closes in rather than stays
+    return {ENGINE.grid.ids[a - ENGINE.codec.hex0] for a in ties}
+
+
+def next_to(h: str, *others: str) -> int:
+    """How many of the hexes ``others`` are next to ``h``."""
+    g = ENGINE.grid
+    return sum(g.index[o] in g.adjacent[g.index[h]] for o in others)
+
+
+def test_an_imperial_tercio_does_not_close_in_where_the_obliged_attack_is_against_two_brigades():
+    """8.12 / 8.21: a tercio (12) ending next to two brigades (8 + 8) must attack both at 12 against 16. The
+    Imperial style adds them up (with a margin of 1.25: 12 may take on one brigade, 8 x 1.25 = 10), so the tercio
+    ends next to one of them, in the hex row nearest row 01 among those (the flank). Before, it judged them one at
+    a time and closed in next to both as readily."""
+    units = {"IC1": "1510", "SC1": "1210", "SC2": "1211"}
+    ties = destination_ties(units, "IC1", "imp_center", "tilly")
+    assert ties and all(next_to(h, "1210", "1211") == 1 for h in ties)
+    assert len({h[2:] for h in ties}) == 1           # one hex row: the flank decides between equals
+    before = destination_ties(units, "IC1", "imp_center", "tilly", MOVE_STYLE_BEFORE)
+    assert any(next_to(h, "1210", "1211") == 2 for h in before)
+    assert min(h[2:] for h in before if next_to(h, "1210", "1211") == 1) == next(iter(ties))[2:]
+
+
+def test_an_allied_brigade_still_judges_the_enemies_one_at_a_time():
+    """The Allied style (MOVE_STYLE[0]) is the rule of before: a brigade (8) closes in next to two cuirassiers
+    (7 each), each no stronger than it, and draws among equal hexes without a flank."""
+    units = {"SC1": "1510", "IL1": "1210", "IL2": "1211"}
+    ties = destination_ties(units, "SC1", "allied_center", "teuffel")
+    assert any(next_to(h, "1210", "1211") == 2 for h in ties)
+    assert len({h[2:] for h in ties}) > 1
+    assert ties == destination_ties(units, "SC1", "allied_center", "teuffel", MOVE_STYLE_BEFORE)
+
+
+def test_a_move_style_must_give_each_side_a_positive_margin():
+    with pytest.raises(ValueError, match="MoveStyle per side"):
+        BreitenfeldScriptedAgent(0, (MOVE_STYLE[0],))
+    with pytest.raises(ValueError, match="margins above 0"):
+        BreitenfeldScriptedAgent(0, (MOVE_STYLE[0], MoveStyle(True, 0.0, 0.0)))
