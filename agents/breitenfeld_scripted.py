@@ -28,7 +28,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from agents.breitenfeld_scripted_kernels import decide, mark_ties, score_actions
+from agents.breitenfeld_scripted_kernels import COVER_BONUS, decide, mark_ties, score_actions
 from agents.scripted_kernels import legal_count, mark_gaps, mark_lone
 from wargame_envs.breitenfeld.decisions import legal_options
 from wargame_envs.breitenfeld.state import G_PLAYER
@@ -37,13 +37,20 @@ from wargame_envs.core.jit import kernel
 
 COVER_TERRAIN = ("town", "woods", "hilltop")
 
+#: The largest flank score a row (:class:`MoveStyle`): 26 rows of it stay below the cover bonus.
+MAX_FLANK = COVER_BONUS / 26
+
+
 class MoveStyle(NamedTuple):
     """How one side's units judge where to end a move (6.0).
 
     A unit does not end its move next to undisrupted enemies where its strength is below ``margin`` times their
     defence (terrain counted): the strongest one's, or with ``together`` all of theirs added up, as 8.21 adds
     them up for the attack that 8.12 then obliges. Between destinations otherwise equal, each hex row nearer row
-    01 (the Saxon flank) scores ``flank`` more (0: a draw among them)."""
+    01 (the Saxon flank) scores ``flank`` more (0: a draw among them). ``flank`` stays below
+    :data:`MAX_FLANK`, so that it never outweighs a difference in distance or cover; at 0.01 a row it still
+    shapes the ratings prior (``--hint scores``, ``agents.hint.SCORE_TEMPERATURE`` 0.05): each row farther
+    from row 01 takes a fifth off the hex's prior weight."""
 
     together: bool
     margin: float
@@ -53,7 +60,7 @@ class MoveStyle(NamedTuple):
 #: Each side's style (Allied, Imperial): the one that did best for it against the other side's (docs/breitenfeld.md,
 #: "The scripted agent"). The Imperial tercios, strong and few, go in only where the whole obliged attack is at
 #: better than 1-1, and the line shifts toward the Saxon flank; the Allies close in one enemy at a time.
-MOVE_STYLE = (MoveStyle(together=False, margin=1.0, flank=0.0), MoveStyle(together=True, margin=1.25, flank=1e-3))
+MOVE_STYLE = (MoveStyle(together=False, margin=1.0, flank=0.0), MoveStyle(together=True, margin=1.25, flank=0.01))
 #: Both sides' style before 2026-12-05 (the recorded scripted games of ``tests/data/golden_breitenfeld.json``).
 MOVE_STYLE_BEFORE = (MoveStyle(together=False, margin=1.0, flank=0.0),) * 2
 
@@ -119,8 +126,10 @@ def masks_batch(tables, states, masks, work):
 def checked_style(style) -> tuple:
     """``style`` as a tuple, refused unless it is a :class:`MoveStyle` per side with a margin above 0."""
     style = tuple(style)
-    if len(style) != 2 or any(not isinstance(side, MoveStyle) or not side.margin > 0 for side in style):
-        raise ValueError(f"move style {style!r}: want a MoveStyle per side (Allied, Imperial), margins above 0")
+    if len(style) != 2 or any(not isinstance(side, MoveStyle) or not side.margin > 0
+                              or not 0 <= side.flank < MAX_FLANK for side in style):
+        raise ValueError(f"move style {style!r}: want a MoveStyle per side (Allied, Imperial), margins above 0, "
+                         f"flanks from 0 to below {MAX_FLANK:.4f}")
     return style
 
 

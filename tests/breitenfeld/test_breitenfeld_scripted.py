@@ -231,3 +231,5 @@ def test_a_move_style_must_give_each_side_a_positive_margin():
         BreitenfeldScriptedAgent(0, (MOVE_STYLE[0],))
     with pytest.raises(ValueError, match="margins above 0"):
         BreitenfeldScriptedAgent(0, (MOVE_STYLE[0], MoveStyle(True, 0.0, 0.0)))
+    with pytest.raises(ValueError, match="flanks from 0"):      # it would outweigh the cover bonus
+        BreitenfeldScriptedAgent(0, (MOVE_STYLE[0], MoveStyle(True, 1.25, 0.012)))

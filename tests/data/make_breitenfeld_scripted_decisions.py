@@ -51,7 +51,7 @@ KEEP = 0.5    # the share of the decisions kept (the file stays under 2 MB)
 
 #: Each side's movement style (together, margin, flank), as ``agents.breitenfeld_scripted.MOVE_STYLE`` sets it
 #: since 2026-12-05 (before: ``(False, 1.0, 0.0)`` for both sides).
-MOVE_STYLE = ((False, 1.0, 0.0), (True, 1.25, 1e-3))
+MOVE_STYLE = ((False, 1.0, 0.0), (True, 1.25, 0.01))
 
 
 class PythonBreitenfeldAgent:
