@@ -185,15 +185,23 @@ def test_the_agent_kernel_runs_the_same_as_plain_python():
 
 
 # ------------------------------------------------------------------ each side's movement style (MOVE_STYLE)
-def destination_ties(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> set[str]:
-    """The scripted agent's tied-best destinations for ``mover`` (its leader stacked with it, so in command)."""
-    from bf_helpers import hexa, piece, play, start
+def destination_gaps(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> dict[str, float]:
+    """The scripted agent's rating of each destination of ``mover`` (its leader stacked with it, so in command),
+    below the best (0 for the tied-best)."""
+    from bf_helpers import piece, play, start
     s, d = start(units, leaders={leader: units[mover]}, phase="movement", active=active, turn=6)
     play(s, d, piece(mover))
     assert ENGINE.decision_key(s) == "move_dest"
-    ties = BreitenfeldScriptedAgent(0, style).ties(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s))
-    assert hexa(units[mover]) not in ties            # it closes in rather than stays
-    return {ENGINE.grid.ids[a - ENGINE.codec.hex0] for a in ties}
+    gaps = BreitenfeldScriptedAgent(0, style).gaps(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s))
+    return {ENGINE.grid.ids[a - ENGINE.codec.hex0]: float(gaps[a]) for a in np.flatnonzero(np.isfinite(gaps))
+            if a >= ENGINE.codec.hex0}
+
+
+def destination_ties(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> set[str]:
+    """The scripted agent's tied-best destinations for ``mover``."""
+    ties = {h for h, gap in destination_gaps(units, mover, active, leader, style).items() if gap >= -1e-9}
+    assert ties and units[mover] not in ties          # it closes in rather than stays
+    return ties
 
 
 def next_to(h: str, *others: str) -> int:
@@ -214,6 +222,12 @@ def test_an_imperial_tercio_does_not_close_in_where_the_obliged_attack_is_agains
     before = destination_ties(units, "IC1", "imp_center", "tilly", MOVE_STYLE_BEFORE)
     assert any(next_to(h, "1210", "1211") == 2 for h in before)
     assert min(h[2:] for h in before if next_to(h, "1210", "1211") == 1) == next(iter(ties))[2:]
+    # the ratings prior (--hint scores) sees the flank too: each row farther from row 01, 0.01 lower
+    gaps = destination_gaps(units, "IC1", "imp_center", "tilly")
+    row = int(next(iter(ties))[2:])
+    for h in before:
+        if next_to(h, "1210", "1211") == 1:
+            assert gaps[h] == pytest.approx(-MOVE_STYLE[1].flank * (int(h[2:]) - row))
 
 
 def test_an_allied_brigade_still_judges_the_enemies_one_at_a_time():
