@@ -7,8 +7,8 @@ It reads the public position (no hidden information exists in this battle) and p
 * movement: disrupted (perhaps routing) units move first, then the units nearest the enemy; each unit
   advances toward the nearest enemy, but ends next to undisrupted enemies only where its strength is enough
   for the attack it is then obliged to make (8.12, terrain counted), or next to a disrupted enemy, cover
-  preferred (each side's :class:`MoveStyle`: the Imperial line also shifts toward the Saxon flank); disrupted units
-  stay (or rout as far as 11.12 forces); leaders join the corps' unit nearest the enemy; units leave the
+  preferred (each side's :class:`MoveStyle`; the Imperial line also shifts toward the Saxon flank); disrupted
+  units stay (or rout as far as 11.12 forces); leaders join the corps' unit nearest the enemy; units leave the
   map when that scores (pursuit);
 * combat: attacks the enemy where the odds are best, voluntary attacks only at 1-1 or better, adds
   every eligible attacker, charges when allowed, meets every obligation (the mask enforces it);
@@ -194,7 +194,6 @@ class BreitenfeldScriptedAgent:
     def reset(self, seed: int | None = None) -> None:
         self._rng = np.random.default_rng(seed)
 
-
     def _draw(self, engine, state, player: int, mask: np.ndarray) -> tuple[np.ndarray, int, int]:
         """(the tied-best legal actions ascending, how many entries the draw is among, the action counted
         twice in it or -1)."""
@@ -205,13 +204,15 @@ class BreitenfeldScriptedAgent:
         if legal.size == 1:
             return legal, 1, -1
         scores, ties = np.empty(engine.num_actions), np.empty(engine.num_actions, dtype=bool)
-        n, doubled = score_one(engine.tables, state.buf, judgement(engine, self.style), int(player), mask, scores, ties)
+        J = judgement(engine, self.style)
+        n, doubled = score_one(engine.tables, state.buf, J, int(player), mask, scores, ties)
         return np.flatnonzero(ties), int(n), int(doubled)
 
     def gaps(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:
         """Every action's score minus the best legal score (see :func:`scripted_gaps`)."""
         out = np.zeros((1, engine.num_actions))
-        gaps_batch(engine.tables, judgement(engine, self.style), state.buf[None], np.asarray(mask, dtype=bool)[None], out)
+        J = judgement(engine, self.style)
+        gaps_batch(engine.tables, J, state.buf[None], np.asarray(mask, dtype=bool)[None], out)
         return out[0]
 
     def ties(self, engine, state, player: int, mask: np.ndarray) -> np.ndarray:

@@ -33,7 +33,7 @@ NO_ENEMY = 99         # the distance to the enemy when he has no unit on the map
 NEAR = 4              # 4.1 C: units this close to the enemy count toward activating their corps
 DISRUPTED_TARGET = 5  # artillery: hexes of range a disrupted target is worth less than an undisrupted one
 GOOD_CONTACT = 3.0    # movement: ending next to a disrupted enemy
-BAD_CONTACT = 10.0    # movement: ending next to an undisrupted enemy whose defence beats our strength
+BAD_CONTACT = 10.0    # movement: ending next to undisrupted enemies too strong for us (contact_score)
 COVER_BONUS = 0.3     # movement: ending in a town, woods or hilltop hex
 RANK_STEP = 1 << 20   # selection: disrupted units rank this far ahead (more than any distance)
 # the movement judgement J, a tuple: per hex (cover: town, woods or hilltop; its hex row), per side (contact rule:

@@ -15,8 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.breitenfeld_scripted import (MOVE_STYLE, MOVE_STYLE_BEFORE, BreitenfeldScriptedAgent, MoveStyle, scripted_actions,
-                                        scripted_gaps, scripted_ties)
+from agents.breitenfeld_scripted import (MOVE_STYLE, MOVE_STYLE_BEFORE, BreitenfeldScriptedAgent, MoveStyle,
+                                        scripted_actions, scripted_gaps, scripted_ties)
 from agents.scripted import batched_scripted
 from wargame_envs.breitenfeld.batch import BreitenfeldBackend
 from wargame_envs.core.dice import Dice
