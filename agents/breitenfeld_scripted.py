@@ -136,9 +136,10 @@ def checked_style(style) -> tuple:
 def judgement(engine, style=MOVE_STYLE) -> tuple:
     """The movement judgement the kernels read (``J``, ``agents.breitenfeld_scripted_kernels``): per hex, cover (town,
     woods, hilltop) and its hex row (cached on the engine); per side, ``style`` (a :class:`MoveStyle` each)."""
-    style = checked_style(style)
+    style = tuple(style)
     cache = engine.__dict__.setdefault("_scripted_judgement", {})
-    if style not in cache:
+    if style not in cache:      # checked once per style (a hot path: every decision asks)
+        checked_style(style)
         cache[style] = (np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_),
                         np.array([int(engine.grid.ids[h][2:]) for h in range(engine.grid.n)], dtype=np.float64),
                         np.array([side.together for side in style], dtype=np.bool_),
