@@ -140,9 +140,12 @@ def judgement(engine, style=MOVE_STYLE) -> tuple:
     cache = engine.__dict__.setdefault("_scripted_judgement", {})
     if style not in cache:      # checked once per style (a hot path: every decision asks)
         checked_style(style)
-        cache[style] = (np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_),
-                        np.array([int(engine.grid.ids[h][2:]) for h in range(engine.grid.n)], dtype=np.float64),
-                        np.array([side.together for side in style], dtype=np.bool_),
+        per_hex = cache.get("per_hex")
+        if per_hex is None:
+            per_hex = cache["per_hex"] = (
+                np.array([t in COVER_TERRAIN for t in engine.D.hex_terrain_name], dtype=np.bool_),
+                engine.grid.offset[:, 1].astype(np.float64))
+        cache[style] = (*per_hex, np.array([side.together for side in style], dtype=np.bool_),
                         np.array([side.margin for side in style], dtype=np.float64),
                         np.array([side.flank for side in style], dtype=np.float64))
     return cache[style]
