@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from bf_helpers import adjacent, piece, start
+from bf_helpers import play as apply_actions
 
 from agents.breitenfeld_scripted import (MOVE_STYLE, MOVE_STYLE_BEFORE, BreitenfeldScriptedAgent, MoveStyle,
                                         scripted_actions, scripted_gaps, scripted_ties)
@@ -188,9 +190,8 @@ def test_the_agent_kernel_runs_the_same_as_plain_python():
 def destination_gaps(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> dict[str, float]:
     """The scripted agent's rating of each destination of ``mover`` (its leader stacked with it, so in command),
     below the best (0 for the tied-best)."""
-    from bf_helpers import piece, play, start
     s, d = start(units, leaders={leader: units[mover]}, phase="movement", active=active, turn=6)
-    play(s, d, piece(mover))
+    apply_actions(s, d, piece(mover))
     assert ENGINE.decision_key(s) == "move_dest"
     gaps = BreitenfeldScriptedAgent(0, style).gaps(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s))
     return {ENGINE.grid.ids[a - ENGINE.codec.hex0]: float(gaps[a]) for a in np.flatnonzero(np.isfinite(gaps))
@@ -206,8 +207,7 @@ def destination_ties(units: dict, mover: str, active: str, leader: str, style=MO
 
 def next_to(h: str, *others: str) -> int:
     """How many of the hexes ``others`` are next to ``h``."""
-    g = ENGINE.grid
-    return sum(g.index[o] in g.adjacent[g.index[h]] for o in others)
+    return sum(adjacent(h, o) for o in others)
 
 
 def test_an_imperial_tercio_does_not_close_in_where_the_obliged_attack_is_against_two_brigades():
