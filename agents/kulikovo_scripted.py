@@ -2,8 +2,9 @@
 
 It reads the engine and the public state only (never the Ambush Regiment's hexes: its distance
 reckoning skips hidden units, which stand off the map until placed, 15.2, and the Russian side activates
-the Ambush Regiment by schedule). Each decision: activate the command that puts the most units to use (those
-near the enemy fight, the others march up; for the Continuity weighted by the command's rating), move units
+the Ambush Regiment by schedule). Each decision: rally at the Standard when two or more Retired units stand
+there (14.0); else activate the command that puts the most units to use (those near the enemy fight, the others
+march up where a step is open; for the Continuity weighted by the command's rating), move units
 step by step toward the nearest enemy, fire whenever a target is in range, stop with the enemy to the front,
 shock with every eligible unit (charging where it can), react and return fire, counter-charge with heavy
 cavalry, retreat away from the enemy.
@@ -12,7 +13,10 @@ Until 2026-12-04 it activated the command nearest the enemy and its cavalry stop
 the commands behind the front line then never moved (the Mongol Commands 8, 9, 11 and 12 stood on their set-up
 hexes all game in a traced game) and the cavalry waited for charges it could not make; against random play it
 won 39 of 100 games as the Russians and 43 as the Mongols, most of the others cut by the activation limit
-(docs/training.md, "What is left").
+(docs/training.md, "What is left"). Until 2026-12-05 a unit counted toward its command's value even when it
+could only stand (no open step nearer the enemy, nothing in reach): against random play the Russian side then
+activated the same blocked command at every free activation, and the activation limit cut 27 games in 100; nor
+did it ever rally (docs/kulikovo.md, "The scripted agent").
 
 Every decision but one has a single answer (the first of equal options); only where it has no tactic (the
 False Dmitri set-up, 13.4) does it draw among the legal actions with its seeded generator, so it is
@@ -29,8 +33,9 @@ import numpy as np
 
 from wargame_envs.core.chance import DS_SIZE
 from wargame_envs.core.jit import kernel
-from wargame_envs.kulikovo.actions import OPT_NO, OPT_PASS, OPT_SHOCK_ALL, OPT_YES
+from wargame_envs.kulikovo.actions import OPT_NO, OPT_PASS, OPT_SHOCK_ALL, OPT_STD_RALLY, OPT_YES
 from wargame_envs.kulikovo.data import H, M
+from wargame_envs.kulikovo.rules.activation import rally_candidates
 from wargame_envs.kulikovo.rules.kstate import make_ctx
 from wargame_envs.kulikovo.rules.leaders import command_ratings
 from wargame_envs.kulikovo.state import (
@@ -42,8 +47,10 @@ from wargame_envs.kulikovo.state import (
 
 AMBUSH_AFTER = 25   # activations before the Russian side springs the Ambush Regiment
 FAR = 99            # the distance to the enemy when no enemy unit is on the map
+FIRE_RANGE = 2      # hexes: missile units fire this far (9.0)
 FIGHT_RANGE = 3     # hexes: a unit this near the enemy fights when its command activates; a farther one marches
 AMBUSH_FIRST = 1e9  # the value of the Ambush Regiment once its schedule is due (activated before any other)
+RALLY_AT = 2        # Retired units at the Standard worth a free activation to rally (14.0)
 SEIZE_RATING = 5    # the least rating worth seizing the Continuity with (4.4)
 DRAW = -2           # :func:`choose`: no tactic, draw among the legal actions
 # The heuristic picks one action and rates no other. For the ratings hint (``--hint scores``, agents.hint) its
@@ -100,16 +107,34 @@ def face_toward(c, T, player, h, mask):
 
 
 @kernel
+def open_step(c, T, player, u, h, d):
+    """Whether unit ``u`` in ``h``, ``d`` hexes from the enemy, has a passable empty neighbour nearer it."""
+    for k in range(6):
+        y = T.nbr[h, k]
+        if y >= 0 and T.step_cost[T.ucls[u], h, k] >= 0 and c.hex_unit[y] < 0 and nearest_enemy(c, T, player, y) < d:
+            return True
+    return False
+
+
+@kernel
 def command_value(c, T, player, cmd):
-    """What activating ``cmd`` puts to use (higher is better): two for each of its units on the map, not
-    Retired, within :data:`FIGHT_RANGE` hexes of the enemy (it fights) and one for each farther off (it marches
-    up); the Ambush Regiment waits for its schedule (:data:`AMBUSH_AFTER` activations, 15.2), then goes first."""
+    """What activating ``cmd`` puts to use (higher is better), over its units on the map and not Retired: two for
+    each that can fight (next to the enemy, or a missile unit within :data:`FIRE_RANGE`), two for each within
+    :data:`FIGHT_RANGE` hexes and one for each farther off that has an open step nearer the enemy
+    (:func:`open_step`), none for one that could only stand; the Ambush Regiment waits for its schedule
+    (:data:`AMBUSH_AFTER` activations, 15.2), then goes first."""
     if cmd == T.ambush_cmd and not c.g[G_AMBUSH_PLACED]:
         return AMBUSH_FIRST if c.g[G_ACTIVATIONS] >= AMBUSH_AFTER else 0.0
     value = 0.0
     for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
-        if c.u_hex[u] >= 0 and c.u_status[u] != RETIRED:
-            value += 2.0 if nearest_enemy(c, T, player, c.u_hex[u]) <= FIGHT_RANGE else 1.0
+        h = c.u_hex[u]
+        if h < 0 or c.u_status[u] == RETIRED:
+            continue
+        d = nearest_enemy(c, T, player, h)
+        if d <= 1 or (d <= FIRE_RANGE and T.umissile[u]):
+            value += 2.0
+        elif open_step(c, T, player, u, h, d):
+            value += 2.0 if d <= FIGHT_RANGE else 1.0
     return value
 
 
@@ -124,8 +149,9 @@ def command_of(T, player, a):
 def choose_command(c, T, player, mask, continuity, ratings):
     """Free activation or Continuity (4.2, 4.3): the command that puts the most units to use
     (:func:`command_value`), for the Continuity times its rating (the chance its die roll succeeds), so
-    commands far from the enemy march up in turn instead of waiting all game; the turn ends (or, at a free
-    activation, passes) when no command has a unit to use."""
+    commands far from the enemy march up in turn instead of waiting all game, and a command whose units are all
+    blocked is not activated again and again; the turn ends (or, at a free activation, passes) when no command
+    has a unit to use."""
     best, key = -1, 0.0
     for a in range(T.A_CMD, T.A_OPT):
         if not mask[a]:
@@ -214,6 +240,9 @@ def choose_in(c, T, player, mask, ratings):
     t = c.stack[c.g[G_SP] - 1]
     kind, arg = t[0], t[2]
     o = T.A_OPT
+    if kind == D_FREE and mask[o + OPT_STD_RALLY] and \
+            rally_candidates(c, T, player, np.empty(T.U, np.int64)) >= RALLY_AT:
+        return o + OPT_STD_RALLY
     if kind == D_FREE or kind == D_CONTINUITY:
         if kind == D_CONTINUITY:
             command_ratings(c, T, ratings)

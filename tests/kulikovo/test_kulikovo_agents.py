@@ -92,19 +92,50 @@ def _reading(s):
     return ks.reading_ctx(s.buf, T, ks.new_scratch()), T
 
 
-def test_scripted_agent_activates_the_command_that_puts_the_most_units_to_use():
-    """A free activation goes to the command with the highest :func:`command_value` (two for each unit near the
-    enemy, one for each farther off), a Continuity to the highest value times the command's rating; so the
-    commands behind the front march up in turn. (Until 2026-12-04 it took the command nearest the enemy, and
-    against random play the Mongol Commands 8, 9, 11 and 12 stood on their set-up hexes all game.)"""
-    from wargame_envs.kulikovo.rules.leaders import command_ratings
-    from wargame_envs.kulikovo.state import D_CONTINUITY, D_FREE, G_SP
+def _expected_command_value(s, player, cmd):
+    """:func:`command_value` written out again from the engine's Python tables: per unit of ``cmd`` on the map and
+    not Retired, 2 if it can fight (next to the enemy, or a missile unit within 2 hexes), else 2 (within 3 hexes)
+    or 1 (farther) if a step into an empty passable neighbour brings it nearer the enemy, else 0 (it would spend
+    the activation standing)."""
+    from wargame_envs.kulikovo.state import RETIRED
 
     eng = engine()
-    checked, chosen = 0, set()
+    geo = eng.geo
+    enemy = [int(s.u_hex[v]) for v in eng.side_units[1 - player] if s.u_hex[v] >= 0]
+
+    def near(h):
+        return min((int(geo.dist[h][e]) for e in enemy), default=ks.FAR)
+
+    value = 0.0
+    for u in eng.cmd_units[cmd]:
+        h = int(s.u_hex[u])
+        if h < 0 or s.u_status[u] == RETIRED:
+            continue
+        d = near(h)
+        if d <= 1 or (d <= 2 and eng.umissile[u]):
+            value += 2
+        elif any(geo.nbr[h][k] >= 0 and geo.step_cost[eng.ucls[u]][h][k] >= 0 and s.hex_unit[geo.nbr[h][k]] < 0
+                 and near(geo.nbr[h][k]) < d for k in range(6)):
+            value += 2 if d <= 3 else 1
+    return value
+
+
+def test_scripted_agent_activates_the_command_that_puts_the_most_units_to_use():
+    """A free activation goes to the command with the highest :func:`command_value`, a Continuity to the highest
+    value times the command's rating; so the commands behind the front march up in turn. A unit counts only if
+    the activation puts it to use: it fights, or it has an open step toward the enemy. (Until 2026-12-04 it took
+    the command nearest the enemy, and the Mongol Commands 8, 9, 11 and 12 stood on their set-up hexes all game;
+    until 2026-12-05 a unit counted even when it could only stand, and against random play the Russian side
+    activated the same blocked command over and over until the activation limit cut 27 games in 100.)"""
+    from wargame_envs.kulikovo.actions import OPT_STD_RALLY
+    from wargame_envs.kulikovo.rules.leaders import command_ratings
+    from wargame_envs.kulikovo.state import D_CONTINUITY, D_FREE, G_AMBUSH_PLACED, G_SP
+
+    eng = engine()
+    checked, chosen, blocked = 0, set(), 0
     for s, mask, a in _mongol_decisions(102, 80):
         kind = int(s.stack[s.g[G_SP] - 1, 0])
-        if kind not in (D_FREE, D_CONTINUITY):
+        if kind not in (D_FREE, D_CONTINUITY) or a == eng.AL.OPT + OPT_STD_RALLY:
             continue
         c, T = _reading(s)
         ratings = np.zeros(eng.NC, np.int64)
@@ -112,11 +143,53 @@ def test_scripted_agent_activates_the_command_that_puts_the_most_units_to_use():
         commands = {x: ks.command_of(T, 1, x) for x in np.flatnonzero(mask) if eng.AL.CMD <= x < eng.AL.OPT}
         values = {x: ks.command_value(c, T, 1, cmd) * (ratings[cmd] if kind == D_CONTINUITY else 1)
                   for x, cmd in commands.items()}
+        for cmd in commands.values():
+            if cmd != eng.ambush_cmd or s.g[G_AMBUSH_PLACED]:
+                value = ks.command_value(c, T, 1, cmd)
+                assert value == _expected_command_value(s, 1, cmd)
+                blocked += value < sum(s.u_hex[u] >= 0 for u in eng.cmd_units[cmd])
         best = max(values.values())
         assert best > 0 and a == min(x for x, v in values.items() if v == best)
         checked += 1
         chosen.add(int(a))
-    assert checked >= 40 and len(chosen) >= 3
+    assert checked >= 40 and len(chosen) >= 3 and blocked > 0
+
+
+def test_scripted_russian_beats_random_play_inside_the_activation_limit():
+    """Seeds on which the scripted Russian, activating a blocked command again and again, was cut by the
+    activation limit against random play (6 and 15; of seeds 0-15 the limit cut 6, 7 and 15 until 2026-12-05, and
+    cuts 7 now): it now brings the Mongol side to Flight."""
+    eng = engine()
+    for seed in (6, 15):
+        s, _ = _play([KulikovoScriptedAgent(), RandomAgent()], seed)
+        assert eng.is_terminal(s) and eng.returns(s).tolist() == [1.0, -1.0], seed
+
+
+def test_scripted_agent_rallies_two_or_more_retired_units_at_its_standard():
+    """14.0: at a free activation with the Standard's rally open, the heuristic rallies when :data:`RALLY_AT`
+    (two) or more Retired units stand in or next to the Standard's hex, and activates a command otherwise."""
+    from wargame_envs.kulikovo.actions import OPT_STD_RALLY
+    from wargame_envs.kulikovo.rules.activation import rally_candidates
+    from wargame_envs.kulikovo.state import D_FREE, G_SP
+
+    eng = engine()
+    rally = eng.AL.OPT + OPT_STD_RALLY
+    seen = {True: 0, False: 0}
+    for seed in (0, 1):
+        d = Dice(seed)
+        s = eng.new_state({}, d)
+        agents = [KulikovoScriptedAgent(seed), KulikovoScriptedAgent(seed + 1)]
+        while not (eng.is_terminal(s) or eng.is_truncated(s)):
+            p = eng.current_player(s)
+            mask = eng.legal_mask(s)
+            a = agents[p].act(eng, s, p, mask)
+            if s.stack[s.g[G_SP] - 1, 0] == D_FREE and mask[rally]:
+                c, T = _reading(s)
+                due = rally_candidates(c, T, p, np.empty(eng.U, np.int64)) >= ks.RALLY_AT
+                assert (a == rally) == due
+                seen[bool(due)] += 1
+            eng.apply(s, a, d)
+    assert seen[True] >= 2 and seen[False] >= 2
 
 
 def test_scripted_cavalry_steps_up_to_the_enemy_rather_than_stopping_short():
