@@ -3,7 +3,7 @@
 It reads the engine and the public state only (never the Ambush Regiment's hexes: its distance
 reckoning skips hidden units, which stand off the map until placed, 15.2, and the Russian side activates
 the Ambush Regiment by schedule). Each decision: rally at the Standard when two or more Retired units stand
-there (14.0); else activate the command that puts the most units to use (those near the enemy fight, the others
+there and its Flight Points come within ten of its Flight Level (14.0, 16.0); else activate the command that puts the most units to use (those near the enemy fight, the others
 march up where a step is open; for the Continuity weighted by the command's rating), move units
 step by step toward the nearest enemy, fire whenever a target is in range, stop with the enemy to the front,
 shock with every eligible unit (charging where it can), react and return fire, counter-charge with heavy
@@ -36,6 +36,7 @@ from wargame_envs.core.jit import kernel
 from wargame_envs.kulikovo.actions import OPT_NO, OPT_PASS, OPT_SHOCK_ALL, OPT_STD_RALLY, OPT_YES
 from wargame_envs.kulikovo.data import H, M
 from wargame_envs.kulikovo.rules.activation import rally_candidates
+from wargame_envs.kulikovo.rules.board import flight_points
 from wargame_envs.kulikovo.rules.kstate import make_ctx
 from wargame_envs.kulikovo.rules.leaders import command_ratings
 from wargame_envs.kulikovo.state import (
@@ -50,7 +51,8 @@ FAR = 99            # the distance to the enemy when no enemy unit is on the map
 FIRE_RANGE = 2      # hexes: missile units fire this far (9.0)
 FIGHT_RANGE = 3     # hexes: a unit this near the enemy fights when its command activates; a farther one marches
 AMBUSH_FIRST = 1e9  # the value of the Ambush Regiment once its schedule is due (activated before any other)
-RALLY_AT = 2        # Retired units at the Standard worth a free activation to rally (14.0)
+RALLY_AT = 2        # Retired units at the Standard worth a free activation to rally (14.0) ...
+RALLY_DANGER = 10   # ... once the side's Flight Points stand this near its Flight Level (a die roll, 0-9, could end it, 16.0)
 SEIZE_RATING = 5    # the least rating worth seizing the Continuity with (4.4)
 DRAW = -2           # :func:`choose`: no tactic, draw among the legal actions
 # The heuristic picks one action and rates no other. For the ratings hint (``--hint scores``, agents.hint) its
@@ -241,7 +243,8 @@ def choose_in(c, T, player, mask, ratings):
     kind, arg = t[0], t[2]
     o = T.A_OPT
     if kind == D_FREE and mask[o + OPT_STD_RALLY] and \
-            rally_candidates(c, T, player, np.empty(T.U, np.int64)) >= RALLY_AT:
+            rally_candidates(c, T, player, np.empty(T.U, np.int64)) >= RALLY_AT and \
+            flight_points(c, T, player) >= T.flight_level[player] - RALLY_DANGER:
         return o + OPT_STD_RALLY
     if kind == D_FREE or kind == D_CONTINUITY:
         if kind == D_CONTINUITY:

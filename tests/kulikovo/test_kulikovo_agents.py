@@ -165,17 +165,21 @@ def test_scripted_russian_beats_random_play_inside_the_activation_limit():
         assert eng.is_terminal(s) and eng.returns(s).tolist() == [1.0, -1.0], seed
 
 
-def test_scripted_agent_rallies_two_or_more_retired_units_at_its_standard():
-    """14.0: at a free activation with the Standard's rally open, the heuristic rallies when :data:`RALLY_AT`
-    (two) or more Retired units stand in or next to the Standard's hex, and activates a command otherwise."""
+def test_scripted_agent_rallies_at_its_standard_when_flight_threatens():
+    """14.0: at a free activation with the Standard's rally open, the heuristic rallies when :data:`RALLY_AT` (two)
+    or more Retired units stand in or next to the Standard's hex and its Flight Points (16.0, each Retired unit
+    counting one) stand within :data:`RALLY_DANGER` (ten) of its Flight Level, where a die roll could end the
+    game; otherwise it activates a command (a rally costs an activation: rallying whenever two stood there slowed
+    its attack, and against random play the limit cut more games)."""
     from wargame_envs.kulikovo.actions import OPT_STD_RALLY
     from wargame_envs.kulikovo.rules.activation import rally_candidates
+    from wargame_envs.kulikovo.rules.board import flight_points
     from wargame_envs.kulikovo.state import D_FREE, G_SP
 
     eng = engine()
     rally = eng.AL.OPT + OPT_STD_RALLY
-    seen = {True: 0, False: 0}
-    for seed in (0, 1):
+    seen = {(True, True): 0, (True, False): 0}
+    for seed in range(4):
         d = Dice(seed)
         s = eng.new_state({}, d)
         agents = [KulikovoScriptedAgent(seed), KulikovoScriptedAgent(seed + 1)]
@@ -185,11 +189,13 @@ def test_scripted_agent_rallies_two_or_more_retired_units_at_its_standard():
             a = agents[p].act(eng, s, p, mask)
             if s.stack[s.g[G_SP] - 1, 0] == D_FREE and mask[rally]:
                 c, T = _reading(s)
-                due = rally_candidates(c, T, p, np.empty(eng.U, np.int64)) >= ks.RALLY_AT
-                assert (a == rally) == due
-                seen[bool(due)] += 1
+                enough = rally_candidates(c, T, p, np.empty(eng.U, np.int64)) >= ks.RALLY_AT
+                danger = flight_points(c, T, p) >= eng.flight_level[p] - ks.RALLY_DANGER
+                assert (a == rally) == (enough and danger)
+                if enough:
+                    seen[enough, danger] += 1
             eng.apply(s, a, d)
-    assert seen[True] >= 2 and seen[False] >= 2
+    assert seen[True, True] >= 2 and seen[True, False] >= 2, seen
 
 
 def test_scripted_cavalry_steps_up_to_the_enemy_rather_than_stopping_short():
