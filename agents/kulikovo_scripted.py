@@ -3,11 +3,11 @@
 It reads the engine and the public state only (never the Ambush Regiment's hexes: its distance
 reckoning skips hidden units, which stand off the map until placed, 15.2, and the Russian side activates
 the Ambush Regiment by schedule). Each decision: rally at the Standard when two or more Retired units stand
-there and its Flight Points come within ten of its Flight Level (14.0, 16.0); else activate the command that puts the most units to use (those near the enemy fight, the others
-march up where a step is open; for the Continuity weighted by the command's rating), move units
-step by step toward the nearest enemy, fire whenever a target is in range, stop with the enemy to the front,
-shock with every eligible unit (charging where it can), react and return fire, counter-charge with heavy
-cavalry, retreat away from the enemy.
+there and its Flight Points come within ten of its Flight Level (14.0, 16.0); else activate the command that
+puts the most units to use (those near the enemy fight, the others march up where a step is open; for the
+Continuity weighted by the command's rating), move units step by step toward the nearest enemy, fire whenever
+a target is in range, stop with the enemy to the front, shock with every eligible unit (charging where it can),
+react and return fire, counter-charge with heavy cavalry, retreat away from the enemy.
 
 Until 2026-12-04 it activated the command nearest the enemy and its cavalry stopped 2-3 hexes short to charge:
 the commands behind the front line then never moved (the Mongol Commands 8, 9, 11 and 12 stood on their set-up
@@ -52,7 +52,7 @@ FIRE_RANGE = 2      # hexes: missile units fire this far (9.0)
 FIGHT_RANGE = 3     # hexes: a unit this near the enemy fights when its command activates; a farther one marches
 AMBUSH_FIRST = 1e9  # the value of the Ambush Regiment once its schedule is due (activated before any other)
 RALLY_AT = 2        # Retired units at the Standard worth a free activation to rally (14.0) ...
-RALLY_DANGER = 10   # ... once the side's Flight Points stand this near its Flight Level (a die roll, 0-9, could end it, 16.0)
+RALLY_DANGER = 10   # ... once its Flight Points stand this near its Flight Level (a 0-9 roll could end it, 16.0)
 SEIZE_RATING = 5    # the least rating worth seizing the Continuity with (4.4)
 DRAW = -2           # :func:`choose`: no tactic, draw among the legal actions
 # The heuristic picks one action and rates no other. For the ratings hint (``--hint scores``, agents.hint) its
