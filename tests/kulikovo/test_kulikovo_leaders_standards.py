@@ -151,6 +151,54 @@ def test_15_2_ambush_placed_on_mongol_line_of_sight():
     assert pos_of(s, "R45")["hex"] == "3421"
 
 
+def _ambush_seen_by_m13():
+    """M13 steps to the edge of the Green Oak Wood and sees the Regiment, which is placed (not activated)."""
+    eng = engine()
+    s, d = new([{"id": "M13", "hex": "3620", "facing": 3}] +
+               [{"id": f"R{40 + k}", "status": "hidden"} for k in range(6)],
+               [leader("Left Flank commander", "3620")],
+               to_move={"player": "mongol", "activate": "Left Flank", "free": False},
+               ambush={"hexes": ["3220", "3221", "3320", "3321", "3322", "3421"], "placed": False},
+               dice=[0, 5, 5, 5, 5, 5])
+    play(s, d, A("UNIT", "M13"))
+    edge = next(y for y in eng.geo.adj[hx("3620")] if eng.sc.woods[y] and eng.geo.dist[y, hx("3421")] == 1)
+    play(s, d, A("DIR", eng.geo.nbr[hx("3620")].index(edge)))
+    return s, d
+
+
+def test_15_2_an_ambush_placed_by_line_of_sight_does_nothing_until_activated():
+    """15.2: placed "without being activated", its units "may not do anything ... until activated": the H at
+    3421 fired on by the Mongol L that revealed it is offered no counter-charge (11.3)."""
+    eng = engine()
+    s, d = _ambush_seen_by_m13()
+    pos = eng.to_position(s)["ambush"]
+    assert pos["placed"] is True and pos["activated"] is False
+    assert A("HEX", "3421") in engine().legal_actions(s)
+    play(s, d, A("HEX", "3421"))
+    assert decision(s) != "counter-charge (fire)"
+    assert "counter-charges" not in log_text(s)
+
+
+def test_15_2_the_ambush_regiment_acts_once_activated():
+    """Once the Russian player activates the Regiment, its units are no longer held back, and a position
+    written then says so."""
+    eng = engine()
+    s, d = _ambush_seen_by_m13()
+    pos = eng.to_position(s)
+    for u in pos["units"]:
+        if u["command"] == "Ambush":
+            u["status"] = "normal"
+    pos.pop("internal")
+    pos["to_move"] = {"player": "russian", "activate": "Ambush", "free": False}
+    s2 = eng.new_state({"position": pos}, ScriptedDice([5] * 8))
+    assert eng.to_position(s2)["ambush"]["activated"] is True
+    pos["to_move"] = {"player": "russian"}
+    s3 = eng.new_state({"position": pos}, ScriptedDice([5] * 8))
+    assert eng.to_position(s3)["ambush"]["activated"] is False
+    play(s3, ScriptedDice([5] * 8), A("CMD", "Ambush"))
+    assert eng.to_position(s3)["ambush"]["activated"] is True
+
+
 def test_15_2_hidden_information_mongol_observation():
     """The Mongol observation does not depend on the Ambush Regiment's hexes until it is placed."""
     eng = engine()

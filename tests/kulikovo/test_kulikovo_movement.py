@@ -1,5 +1,7 @@
 """Movement, facing, ZOC and command restrictions (5.x, 6.0, 7.0, 13.x)."""
 
+import pytest
+
 from kulikovo_testlib import A, decision, engine, hx, leader, log_text, new, play, player, pos_of
 
 
@@ -109,6 +111,38 @@ def test_7_0_leaving_horse_zoc_at_start_costs_one_and_stops_in_next_zoc():
     # it may not step into the other frontal hex of the same enemy (7.0: no return to that ZOC)
     other = frontal("4212", 3)[1]
     assert all(nb(z, dd) != other for dd in st)
+
+
+def _dir(a: str, b: str) -> int:
+    return next(dd for dd in range(6) if nb(a, dd) == b)
+
+
+@pytest.mark.parametrize("first, second", [("M38", "M39"), ("M39", "M38")])
+def test_7_0_no_return_to_the_zoc_of_any_enemy_unit_left_whatever_the_counter_order(first, second):
+    """R15 starts in the ZOCs of two Mongol horse (4111 facing NW, 4110 facing W), steps out to 3910, then may
+    not step into 4009, which only the second one's ZOC covers: it just left that ZOC too (C5). The counters'
+    order (which unit comes first in the arrays) must not matter."""
+    assert "4010" in frontal("4111", 2) and "4010" in frontal("4110", 3)
+    assert "4009" in frontal("4110", 3) and "4009" not in frontal("4111", 2)
+    s, d = _supreme([{"id": "R15", "hex": "4010", "facing": 0}, {"id": first, "hex": "4111", "facing": 2},
+                     {"id": second, "hex": "4110", "facing": 3}])
+    play(s, d, A("UNIT", "R15"), A("DIR", _dir("4010", "3910")))
+    assert pos_of(s, "R15")["hex"] == "3910"
+    assert _dir("3910", "4009") not in steps(s)
+    assert steps(s), "steps that enter neither ZOC stay open"
+
+
+def test_7_0_light_cavalry_may_not_return_to_the_zoc_it_just_left_after_leaving_another():
+    """9.1: an L leaves the ZOC it started in (M38's), enters M39's, leaves it, and may not step straight
+    back into it: the unit it just left is M39, not only the first one it left."""
+    eng = engine()
+    s, d = _supreme([{"id": "R21", "hex": "4210", "facing": 0}, {"id": "M38", "hex": "4111", "facing": 0},
+                     {"id": "M39", "hex": "4411", "facing": 2}])
+    assert "4210" in frontal("4111", 0) and "4311" in frontal("4411", 2) and "4410" in frontal("4411", 2)
+    play(s, d, A("UNIT", "R21"), A("DIR", _dir("4210", "4311")), A("DIR", _dir("4311", "4310")))
+    assert pos_of(s, "R21")["hex"] == "4310"
+    assert eng.geo.dist[hx("4310"), hx("4411")] == 2
+    assert _dir("4310", "4410") not in steps(s)
 
 
 def test_13_1_out_of_command_unit_may_not_move_adjacent_to_enemy():

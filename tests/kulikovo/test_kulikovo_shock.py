@@ -233,3 +233,26 @@ def test_10_3_advance_tie_is_the_attackers_choice():
     assert set(eng.legal_actions(s)) == {A("UNIT", "R15"), A("UNIT", "R16")}
     play(s, d, A("UNIT", "R16"))
     assert pos_of(s, "R16")["hex"] == tgt
+
+
+def test_11_1_11_3_a_counter_charge_up_a_steep_slope_is_resolved_as_a_shock():
+    """11.3 resolves a counter-charge "as if it were a normal Charge", and 11.1 allows no charge across a steep
+    slope hexside (nor into woods): the H below the steep slope (3003) that counter-charges the R shocking it
+    from the plateau (3004) fights a Shock, with no charging DRM and on the Shock Table (clarification C41)."""
+    from wargame_envs.kulikovo.data import STEEP
+
+    eng = engine()
+    up, down = hx("3004"), hx("3003")
+    d_down, d_up = eng.geo.nbr[up].index(down), eng.geo.nbr[down].index(up)
+    assert eng.geo.hexside[up][d_down] == STEEP
+    s, d = new([{"id": "M03", "hex": "3004", "facing": d_down}, {"id": "R15", "hex": "3003", "facing": d_up}],
+               [leader("Front line commander", "3004"), leader("Dmitri", "2803")],
+               to_move={"player": "mongol", "activate": "Front line", "free": False}, dice=[0, 5, 9, 9, 9])
+    play(s, d, A("OPT", "PASS"), A("UNIT", "M03"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", "3003"))
+    assert A("FACE", d_up) in engine().legal_actions(s)
+    play(s, d, A("FACE", d_up))
+    text = log_text(s)
+    assert "Counter-charge by H 3003: DR 0 -2 = -2 -> succeeds [11.3]" in text
+    assert ("Counter-charge H 3003 vs R 3004: DR 5 -2 (upslope) +1 (defense) -1 (leader with defender) "
+            "-1 (weapons matrix) = 2 -> AD [11.3]") in text
+    assert "charging H" not in text

@@ -31,7 +31,7 @@ from .state import (
     A_ACT_START, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_POST, A_RESOLVE, D_ADV_PICK, D_CC_FIRE,
     D_DEFENSE, D_FACE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RETREAT, D_RETURN,
     D_SEIZE, D_SETUP_AMBUSH, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_UNIT_ACT,
-    A_ACTIVATE, ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
+    A_ACTIVATE, ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_DORMANT, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
     G_AMBUSH_PLACED, G_CMD, G_DECISIONS, G_FD, G_FIRST, G_FREE, G_HEROIC_M, G_HEROIC_R, G_LAST_CMD, G_MAX_ACT,
     G_OVER, G_SETUP_FREE, G_SP, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES,
     LF_FD, LF_MOVED, LF_OC, LF_REAL, STACK_DEPTH, STATUS_NAMES,
@@ -73,7 +73,9 @@ def to_position(eng, s) -> dict[str, Any]:
         "leaders": leaders,
         "standards": {PLAYERS[p]: {"hex": ids[int(s.std_hex[p])], "captured": bool(s.std_captured[p])} for p in range(2)},
         "flight_points": {PLAYERS[p]: int(s.fp[p]) for p in range(2)},
-        "ambush": {"hexes": [ids[int(h)] for h in s.ambush], "placed": bool(s.g[G_AMBUSH_PLACED])},
+        "ambush": {"hexes": [ids[int(h)] for h in s.ambush], "placed": bool(s.g[G_AMBUSH_PLACED]),
+                   "activated": bool(s.g[G_AMBUSH_PLACED]) and not any(
+                       s.u_flags[u] & F_DORMANT for u in eng.ambush_units)},
         "activations": int(s.g[G_ACTIVATIONS]),
         "max_activations": int(s.g[G_MAX_ACT]),
         "winner": PLAYERS[int(s.g[G_WINNER])] if s.g[G_OVER] and s.g[G_WINNER] >= 0 else None,
@@ -145,7 +147,7 @@ def _domains(eng) -> dict[str, tuple[Any, Any]]:
     hexes, units = (-1, N - 1), (-1, U - 1)
     return {
         "u_hex": hexes, "u_face": (0, 5), "u_status": (0, len(STATUS_NAMES) - 1), "u_flags": (0, INT32[1]),
-        "u_mp": (-99, 99), "u_attacks": (0, 99), "u_tgt": units, "u_left": units, "u_react": units,
+        "u_mp": (-99, 99), "u_attacks": (0, 99), "u_tgt": units, "u_left": hexes, "u_react": units,
         "u_vac": hexes, "u_ccv": units, "hex_unit": units,
         "l_hex": hexes, "l_state": (0, len(LEADER_STATE_NAMES) - 1), "l_rating": (-9, 9), "l_range": (-9, 20),
         "l_flags": (0, LF_OC | LF_MOVED | LF_REAL | LF_FD),
@@ -178,10 +180,14 @@ def _from_internal(eng, pos):
             high = hi[i] if isinstance(hi, np.ndarray) else hi
             _fail(field + at, int(arr[i]), f"expected {low}..{high}")
         getattr(s, name)[...] = arr
-    known = ACTIVATION_FLAGS | F_RETURNED
+    known = ACTIVATION_FLAGS | F_RETURNED | F_DORMANT
     bad = np.flatnonzero(s.u_flags & ~known)
     if bad.size:
         _fail(f"internal.u_flags[{bad[0]}]", int(s.u_flags[bad[0]]), f"unknown flag bits (known: {known})")
+    dormant = np.flatnonzero(s.u_flags & F_DORMANT)
+    if dormant.size and not (s.g[G_AMBUSH_PLACED] and set(dormant.tolist()) <= set(eng.ambush_units)):
+        _fail(f"internal.u_flags[{dormant[0]}]", int(s.u_flags[dormant[0]]),
+              "only placed Ambush Regiment units can wait for their activation (15.2)")
     _check_stack(eng, s)
     _check_readable(eng, s, pos)
     if eng.check_invariants(s):
@@ -239,6 +245,9 @@ def _check_readable(eng, s, pos) -> None:
     for k in FIELDS:
         if k in ("format", "internal", "to_move") or k not in pos or pos[k] == mine[k]:
             continue
+        if isinstance(pos[k], dict) and isinstance(mine[k], dict) and set(pos[k]) < set(mine[k]) \
+                and all(pos[k][f] == mine[k][f] for f in pos[k]):
+            continue  # a record given with fewer fields (written before a field was added): those agree
         if isinstance(pos[k], list) and len(pos[k]) == len(mine[k]):
             i = next(i for i, (a, b) in enumerate(zip(pos[k], mine[k])) if a != b)
             _fail(f"{k}[{i}]", pos[k][i], f"disagrees with 'internal' (which gives {mine[k][i]!r})")
@@ -340,7 +349,7 @@ def _from_fields(eng, pos):
     fp = _record("flight_points", pos.get("flight_points", {}), PLAYERS)
     for p in range(2):
         s.fp[p] = _int(f"flight_points.{PLAYERS[p]}", fp.get(PLAYERS[p], 0), 0, BIG)
-    amb = _record("ambush", pos.get("ambush", {}), ("hexes", "placed"))
+    amb = _record("ambush", pos.get("ambush", {}), ("hexes", "placed", "activated"))
     hexes = _list("ambush.hexes", amb.get("hexes", [eng.grid.ids[h] for h in eng.sc.ambush_default]))
     if len(hexes) != len(eng.ambush_units):
         _fail("ambush.hexes", hexes, f"expected {len(eng.ambush_units)} hex ids")
@@ -352,6 +361,13 @@ def _from_fields(eng, pos):
     if not placed and len(hidden) != len(eng.ambush_units):
         _fail("ambush.placed", placed, "an unplaced Ambush Regiment has all its units hidden")
     s.g[G_AMBUSH_PLACED] = int(placed)
+    # 15.2: placed by a Mongol line of sight, its units do nothing until the Regiment is activated
+    activated = _bool("ambush.activated", amb.get("activated", placed))
+    if activated and not placed:
+        _fail("ambush.activated", activated, "an unplaced Ambush Regiment has not been activated")
+    if not activated:
+        for u in eng.ambush_units:
+            s.u_flags[u] |= F_DORMANT
     if not placed:
         for l in eng.cmd_leaders[eng.ambush_cmd]:
             if s.l_state[l] == L_ACTIVE:

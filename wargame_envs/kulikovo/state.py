@@ -40,6 +40,7 @@ F_CA_MODE = 524288     # as attacker: its current targets are a Continued Attack
 F_RBS_DONE = 1048576   # no more attacks this activation (advanced after a retreat before shock, 10.1)
 F_LC_FIRE_CC = 2097152  # deferred counter-charge against this light cavalry (9.1)
 F_CC_WAIT = 4194304    # counter-charge waits for the pending attack on its target (11.3)
+F_DORMANT = 8388608    # Ambush Regiment unit placed by a Mongol line of sight, not yet activated (15.2; kept)
 ACTIVATION_FLAGS = F_ACTED | F_MOVED | F_FIRED | F_DONE | F_INCMD | F_START_ZOC | F_LEFT_HEX | F_STOPPED | \
     F_CHARGING | F_DECLARED | F_XBOW_REACTED | F_RESOLVED | F_ADV | F_CA | F_DIS_IN_ATTACK | F_CC_OK | \
     F_RETURNING | F_CC_NEGATE | F_CA_MODE | F_RBS_DONE | F_LC_FIRE_CC | F_CC_WAIT

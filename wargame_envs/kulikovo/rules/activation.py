@@ -19,7 +19,7 @@ from ..events import (
 from ..state import (
     A_ACT_START, A_ACTIVATE, A_END_ACT, A_FLIGHT, ACTIVATION_FLAGS, D_CONTINUITY, D_FREE, D_LEADER_MOVE,
     D_MF_SELECT, D_PLACE_REPL, D_RESOLVE_PICK, D_SEIZE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DISORDERED,
-    F_ACTED, F_DONE, F_RETURNED, F_START_ZOC, G_ACTIVE, G_AMBUSH_PLACED, G_CMD, G_FIRST, G_FREE, G_HEROIC_M,
+    F_ACTED, F_DONE, F_DORMANT, F_RETURNED, F_START_ZOC, G_ACTIVE, G_AMBUSH_PLACED, G_CMD, G_FIRST, G_FREE, G_HEROIC_M,
     G_HEROIC_R, G_LAST_CMD, G_OVER, G_WINNER, L_PENDING, LF_MOVED, LF_OC, NORMAL, RETIRED,
 )
 from .board import count_activation, eliminate, flight_points, unit_ma
@@ -199,8 +199,11 @@ def auto_activate(c, T, t):
     c.u_ccv[:] = -1
     c.l_flags[:] &= ~LF_MOVED
     log(c, EV_ACTIVATES, p, cmd, free)
-    if cmd == T.ambush_cmd and not c.g[G_AMBUSH_PLACED]:
-        place_ambush(c, T)
+    if cmd == T.ambush_cmd:
+        if not c.g[G_AMBUSH_PLACED]:
+            place_ambush(c, T)
+        for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
+            c.u_flags[u] &= ~F_DORMANT  # 15.2: activated at last
     push(c, A_END_ACT, p, cmd, free)
     push(c, D_RESOLVE_PICK, p)
     push(c, D_SHOCK_SELECT, p, cmd)

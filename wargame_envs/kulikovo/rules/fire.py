@@ -10,7 +10,7 @@ import numpy as np
 from ...core.chance import roll
 from ...core.jit import kernel
 from ..actions import OPT_NO, OPT_YES
-from ..data import DD, DR, EL, RT, H, L, M
+from ..data import DD, DR, EL, RT, H, L, M, RIVER, STEEP
 from ..events import (
     EV_CC_LAPSES, EV_CC_ROLL, EV_CC_WAITS, EV_CHARGER_DIS, EV_FIRE, EV_MOD, EV_PART, EV_RETREATS,
     EV_RETREATS_THROUGH, MOD_FIRER_DIS, MOD_HORSE_FLANK, MOD_RANGE, MOD_WOODS,
@@ -18,7 +18,7 @@ from ..events import (
 from ..geometry import FLANK, FRONT, REAR
 from ..state import (
     A_CC_CHARGE, A_FIRE, A_RESOLVE, D_CC_FIRE, D_FACE, D_RETREAT, D_RETURN, D_UNIT_ACT, DISORDERED, F_ACTED,
-    F_CC_OK, F_CC_WAIT, F_CHARGING, F_DECLARED, F_DONE, F_FIRED, F_RETURNED, F_RETURNING, F_STOPPED,
+    F_CC_OK, F_CC_WAIT, F_CHARGING, F_DECLARED, F_DONE, F_DORMANT, F_FIRED, F_RETURNED, F_RETURNING, F_STOPPED,
     F_XBOW_REACTED, G_ACTIVE, G_SP, NORMAL, RETIRED,
 )
 from .board import disorder, eliminate, enter, retire, targeted
@@ -159,8 +159,8 @@ def cc_eligible(c, T, d, attackers, na):
     declared its Shock or Charge (its one attack of the activation, 10.0) may not counter-charge the
     reaction fire its charge move draws: that would be a second attack (clarification C37)."""
     ut = T.utype[d]
-    if (ut != H and ut != M) or c.u_status[d] != NORMAL or c.u_flags[d] & F_DECLARED:
-        return False
+    if (ut != H and ut != M) or c.u_status[d] != NORMAL or c.u_flags[d] & (F_DECLARED | F_DORMANT):
+        return False  # F_DORMANT: an Ambush Regiment unit not yet activated does nothing (15.2)
     p = T.uplayer[d]
     zoc_fill(c, T, p)
     x = c.u_hex[d]
@@ -176,16 +176,37 @@ def cc_eligible(c, T, d, attackers, na):
 
 
 @kernel
+def hexside_to(T, x, y):
+    """The hexside between neighbouring hexes ``x`` and ``y`` (the terrain code of ``T.hexside``); -1 if they
+    are not neighbours."""
+    for d in range(6):
+        if T.nbr[x, d] == y:
+            return T.hexside[x, d]
+    return -1
+
+
+@kernel
+def charge_barred(T, x, y):
+    """11.1: no charge from ``x`` into the neighbouring hex ``y`` when ``y`` is a woods hex or the hexside
+    between them is a steep slope or a river (a counter-charge is resolved as a Charge, 11.3, so the same
+    limits hold for it: clarification C41)."""
+    hs = hexside_to(T, x, y)
+    return T.woods[y] or hs == STEEP or hs == RIVER
+
+
+@kernel
 def cc_destination(c, T, cc, enemy, face):
     """Hex from which ``cc`` (facing ``face``) charges ``enemy``: its own hex if the enemy is frontal,
-    else an empty frontal hex with the enemy frontal from it (11.3: no facing change once started);
-    -1: none."""
+    else an empty frontal hex with the enemy frontal from it (11.3: no facing change once started), not
+    across a river from the enemy (no shock across it, 10.0) and not reached by a move a charge may not make
+    (11.1: into woods, across a steep slope or river hexside); -1: none."""
     x, e = c.u_hex[cc], c.u_hex[enemy]
     a, b = face, (face + 1) % 6
     if T.nbr[x, a] == e or T.nbr[x, b] == e:
-        return x
+        return x if hexside_to(T, x, e) != RIVER else -1
     for y in (T.nbr[x, a], T.nbr[x, b]):
-        if y >= 0 and c.hex_unit[y] < 0 and (T.nbr[y, a] == e or T.nbr[y, b] == e):
+        if y >= 0 and c.hex_unit[y] < 0 and (T.nbr[y, a] == e or T.nbr[y, b] == e) \
+                and not charge_barred(T, x, y) and hexside_to(T, y, e) != RIVER:
             return y
     return -1
 
@@ -230,7 +251,8 @@ def opt_cc_fire(c, T, t, mask):
 
 @kernel
 def cc_roll(c, T, d, flank):
-    """11.3: the counter-charge succeeds on DR + defense (+1 from the flank, +1 for M) <= 4."""
+    """11.3: the counter-charge succeeds on DR + defense (+1 from the flank, +1 for M) <= 3
+    (``counter_charge_ok_max``)."""
     dr = roll(c.dv, c.ds, 10, 0)
     adj = dr + T.udef[d] + (T.tv[TV_CC_FLANK] if flank else 0) + (T.tv[TV_CC_MEDIUM] if T.utype[d] == M else 0)
     ok = adj <= T.tv[TV_CC_OK_MAX]

@@ -21,7 +21,7 @@ from ..events import (
     EV_LEADER_CHECK_SHOCK, EV_LEADER_KILLED, EV_OC_KILLED, EV_PART, EV_REPL_KILLED, EV_REPL_PLACED,
 )
 from ..state import (
-    F_INCMD, G_AMBUSH_PLACED, G_FD, L_ACTIVE, L_GONE, L_HIDDEN, L_PENDING, L_REPL, L_REPL_DEAD, LF_FD, LF_OC,
+    F_DORMANT, F_INCMD, G_AMBUSH_PLACED, G_FD, L_ACTIVE, L_GONE, L_HIDDEN, L_PENDING, L_REPL, L_REPL_DEAD, LF_FD, LF_OC,
     LF_REAL, NORMAL, RETIRED,
 )
 from .kstate import log
@@ -369,7 +369,11 @@ def check_ambush_los(c, T, h, u):
         a = c.ambush[k]
         if T.vis[T.vis_index[a], h]:
             log(c, EV_AMBUSH_SEEN, u, c.u_hex[u], a)
-            place_ambush(c, T)
+            if not c.g[G_AMBUSH_PLACED]:
+                place_ambush(c, T)
+                # 15.2: placed "without being activated": its units "may not do anything ... until activated"
+                for k in range(T.NAMB):
+                    c.u_flags[T.cmd_ufirst[T.ambush_cmd] + k] |= F_DORMANT
             return
 
 

@@ -23,18 +23,17 @@ C_TYPE = 5
 
 
 @kernel
-def _left_zoc_of(c, p, y, left, x, from_start):
-    """7.0: hex ``y`` is in the ZOC of the enemy unit just left (``left``, or when it left none yet and
-    ``from_start``, any enemy unit whose ZOC covers its hex ``x``)."""
+def _left_zoc_of(c, p, y, left):
+    """7.0: hex ``y`` is in the ZOC of an enemy unit the mover has just left: one whose ZOC covers ``left``,
+    the last hex in an enemy ZOC that it stepped out of (or the one it is stepping out of now), -1 for none
+    (clarification C5: every such unit, whatever the order of the counters)."""
+    if left < 0:
+        return False
     for i in range(c.zc[p, y]):
         e = c.zu[p, y, i]
-        if left >= 0:
-            if e == left:
+        for j in range(c.zc[p, left]):
+            if c.zu[p, left, j] == e:
                 return True
-        elif from_start:
-            for j in range(c.zc[p, x]):
-                if c.zu[p, x, j] == e:
-                    return True
     return False
 
 
@@ -79,8 +78,7 @@ def step_options(c, T, u, d0, d1, out_y, out_cost):
                 leave = 1
         elif is_l:
             leave = 1  # 7.0, 9.1: light cavalry leaving a ZOC it entered this turn
-    left = c.u_left[u]
-    from_start = left < 0 and in_zoc and not fl & F_LEFT_HEX
+    left = x if in_zoc else c.u_left[u]
     n = 0
     for d in range(d0, d1):
         y = T.nbr[x, d]
@@ -96,7 +94,7 @@ def step_options(c, T, u, d0, d1, out_y, out_cost):
             cost += leave
             if cost > mp:
                 continue
-            if c.zc[p, y] > 0 and _left_zoc_of(c, p, y, left, x, from_start):
+            if c.zc[p, y] > 0 and _left_zoc_of(c, p, y, left):
                 continue  # 7.0: may not return to a ZOC of the enemy unit it just left
         if not incmd and adjacent_enemy(c, T, p, y):
             continue
@@ -164,8 +162,8 @@ def move_step(c, T, u, y, cost):
     p = T.uplayer[u]
     x = c.u_hex[u]
     zoc_fill(c, T, p)
-    if c.zc[p, x] > 0 and c.u_left[u] < 0:
-        c.u_left[u] = c.zu[p, x, 0]
+    if c.zc[p, x] > 0:
+        c.u_left[u] = x  # 7.0: the enemy ZOC just left (C5)
     into_zoc = c.zc[p, y] > 0  # the ZOC as it was before the step (an Ambush revealed by it comes later)
     c.u_mp[u] -= cost
     c.u_flags[u] |= F_MOVED | F_ACTED | F_LEFT_HEX

@@ -27,10 +27,10 @@ from ..geometry import FLANK, FRONT, REAR
 from ..state import (
     A_AFTER_ROLL, A_CC_CHARGE, A_POST, A_RESOLVE, D_ADV_PICK, D_DEFENSE, D_FACE, D_RBS_ADVANCE, D_RETREAT,
     D_SHOCK_MODE, DISORDERED, F_ACTED, F_ADV, F_CA, F_CA_MODE, F_CC_NEGATE, F_CC_WAIT, F_CHARGING, F_DECLARED,
-    F_DIS_IN_ATTACK, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, NORMAL, RETIRED,
+    F_DIS_IN_ATTACK, F_DORMANT, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, NORMAL, RETIRED,
 )
 from .board import defense, disorder, eliminate, enter, retire, targeted
-from .fire import cat, cc_eligible, cc_roll, retreat_options
+from .fire import cat, cc_eligible, cc_roll, charge_barred, retreat_options
 from .kstate import log, pop, push
 from .leaders import any_leader_at, leader_check_shock
 from .movement import trigger_reaction
@@ -311,8 +311,8 @@ def do_resolve_pick(c, T, t, a):
 def rbs_hexes(c, T, d, att, na, mask):
     """10.1 Retreat Before Shock: horse (not Disordered) attacked by leg units only; light cavalry (not
     Disordered) attacked by horse. One hex away, not into an enemy ZOC or an occupied hex. Marks them in
-    ``mask``; returns how many."""
-    if c.u_status[d] != NORMAL or not T.uhorse[d]:
+    ``mask``; returns how many. An Ambush Regiment unit not yet activated stands (15.2)."""
+    if c.u_status[d] != NORMAL or not T.uhorse[d] or c.u_flags[d] & F_DORMANT:
         return 0
     horse = False
     for i in range(na):
@@ -483,7 +483,10 @@ def auto_resolve(c, T, t):
             return
         na = 1
         att[0] = cc
-        if c.u_status[cc] == NORMAL and (T.utype[cc] == H or T.utype[cc] == M):
+        # 11.3 "as if it were a normal Charge": a Disordered counter-charger, or one that would charge into
+        # woods or across a steep slope (11.1), resolves a Shock (clarification C41)
+        if c.u_status[cc] == NORMAL and (T.utype[cc] == H or T.utype[cc] == M) \
+                and not charge_barred(T, c.u_hex[cc], c.u_hex[d]):
             charging[cc] = True
         ga[cc] = True
         gd[d] = True
