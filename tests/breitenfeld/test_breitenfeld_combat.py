@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from bf_helpers import (ALLIED, IMPERIAL, E, adjacent, attack, decision, hexa, legal, legal_hexes, legal_pieces, play,
-                        start, unit)
+from bf_helpers import (ALLIED, E, IMPERIAL, adjacent, attack, decision, hexa, leader, legal, legal_hexes, legal_pieces,
+                        play, start, unit)
 
 from wargame_envs.breitenfeld import actions as A
 from wargame_envs.core.errors import IllegalActionError
@@ -259,6 +259,26 @@ def test_10_0_leader_alone_in_enemy_zoc_is_eliminated():
     pos = E.to_position(s)
     assert pos["leaders"]["tilly"]["hex"] == "eliminated"
     assert pos["victory_points"]["allied"] == 12 + 10
+
+
+@pytest.mark.parametrize("charge", [False, True])
+def test_10_0_a_leader_left_alone_by_a_charge_result_is_caught_before_the_charger_is_disrupted(charge):
+    """Two Swedish horse that moved 3 hexes attack the disrupted cuirassier stacked with Pappenheim: 12 vs 5 =
+    2-1 either way (9.13: no doubling against a disrupted unit), die 4: Dx. The cuirassier is eliminated and
+    Pappenheim is "eliminated immediately" (10.0), charge or not: the charger's disruption (12.5) comes after
+    the result and may not open the zone of control he is caught in."""
+    units = {"SR1": {"hex": "1525", "start": "1124"}, "SR3": {"hex": "1425", "start": "1126"},
+             "IL1": {"hex": "1424", "disrupted": True}}
+    s, d = start(units, rolls=[4], leaders={"pappenheim": "1424"}, active="allied_right", turn=10)
+    play(s, d, hexa("1424"), hexa("1525"), hexa("1425"), A.RESOLVE_CHARGE if charge else A.RESOLVE)
+    while decision(s) == "leader":
+        play(s, d, A.ADD_LEADERS)
+    if decision(s) == "loss":
+        play(s, d, hexa("1525"))  # the attacker's unit for the Dx
+    assert unit(s, "IL1")["hex"] == "eliminated"
+    assert leader(s, "pappenheim")["hex"] == "eliminated"
+    assert any("Pappenheim caught without a friendly unit in an enemy zone of control at 1424" in e for e in s.log)
+    assert any("disrupted after its charge" in e for e in s.log) == charge
 
 
 def test_4_1_c_10_11_only_leaders_of_the_activated_corps_add_to_an_attack():

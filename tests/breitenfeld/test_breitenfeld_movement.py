@@ -3,8 +3,8 @@ releases (12.3, 12.4), exits (20.14)."""
 
 from __future__ import annotations
 
-from bf_helpers import (ALLIED, E, adjacent, decision, hexa, legal, legal_hexes, legal_pieces, move, piece, play,
-                        start, unit)
+from bf_helpers import (ALLIED, E, adjacent, decision, hexa, leader, legal, legal_hexes, legal_pieces, move, piece,
+                        play, start, unit)
 
 from wargame_envs.breitenfeld import actions as A
 
@@ -192,3 +192,16 @@ def test_6_0_action_text_in_players_terms():
     play(s, d, piece("IC1"))
     assert E.action_to_str(s, hexa("1706")) == "Tilly's Center: tercio 1806 -> 1706"
     assert ALLIED == 0
+
+
+def test_10_0_a_leader_left_alone_by_a_unit_leaving_the_map_is_caught():
+    """The Swedes are demoralized: the disrupted brigade SC1 with Teuffel at 0110 routs off the map (11.12),
+    leaving Teuffel alone next to the undisrupted Imperial cuirassier at 0210: he is eliminated at once (10.0),
+    not left to walk away."""
+    units = {"SC1": {"hex": "0110", "disrupted": True}, "SC2": {"hex": "0515"}, "IR1": "0210"}
+    s, d = start(units, leaders={"teuffel": "0110"}, phase="movement", active="allied_center", turn=10,
+                 globals={"demoralized_bits": 1, "eliminated_sp_0": 65})
+    play(s, d, piece("SC1"), A.EXIT)
+    assert unit(s, "SC1")["hex"] == "eliminated"
+    assert leader(s, "teuffel")["hex"] == "eliminated"
+    assert "teuffel" not in legal_pieces(s)

@@ -174,7 +174,7 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked):
             g[G_MP] = -1
         else:
             set_decision(g, D_MOVE_DEST, g[G_PLAYER])
-        if moved:
+        if moved or action == EXIT:  # 10.0: a leader the exiting unit leaves alone in an enemy ZOC is caught
             check_leaders(buf, T, ev, evn, work)
     elif dec == D_COMBAT or dec == D_ATTACK:
         if action == END:
@@ -201,8 +201,7 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked):
         emit(ev, evn, EV_LOSS_CHOSEN, u, res, r, 0)
         g[G_RES] = 0
         g[G_LOSS_SIDE] = -1
-        combat.finish(buf, T, res, ev, evn)
-        check_leaders(buf, T, ev, evn, work)
+        finish_attack(buf, T, res, ev, evn, work)
     advance(buf, T, dv, ds, ev, evn, work)
     return OK
 
@@ -233,5 +232,13 @@ def roll_attack(buf, T, dv, ds, ev, evn, work):
         g[G_LOSS_SIDE] = loss_side
         set_decision(g, D_LOSS, loss_side)
     else:
-        combat.finish(buf, T, res, ev, evn)
-        check_leaders(buf, T, ev, evn, work)
+        finish_attack(buf, T, res, ev, evn, work)
+
+
+@kernel
+def finish_attack(buf, T, res, ev, evn, work):
+    """After the result (and any Ax/Dx choice): 10.0's leader check comes "immediately", so before the charging
+    cavalry is disrupted (12.5) and loses its zone of control; then the charge aftermath (``combat.finish``)."""
+    check_leaders(buf, T, ev, evn, work)
+    combat.finish(buf, T, res, ev, evn)
+    check_leaders(buf, T, ev, evn, work)
