@@ -8,7 +8,7 @@ spec            agent
 ``random``      :class:`agents.base.RandomAgent`, uniform over the legal actions
 ``scripted``    the battle's heuristic: the one ``*ScriptedAgent`` class of ``agents.<battle>_scripted``
 ``mcts``        :class:`agents.mcts.MCTSAgent` with ``DEFAULT_MCTS_SIMULATIONS`` simulations a decision
-``mcts:N``      the same with ``N`` simulations (N >= 1)
+``mcts:N``      the same with ``N`` simulations (1 <= N <= ``MAX_MCTS_SIMULATIONS``)
 ``human``       ``agents.human.HumanAgent`` (terminal play)
 ``ckpt:PATH``   ``agents.policy.PolicyAgent`` loading a trained policy checkpoint from ``PATH``
 ``pretrained``  :class:`agents.pretrained.PretrainedAgent`, the policy that ships for the battle
@@ -33,11 +33,12 @@ import numpy as np
 
 from agents.scripted import AgentUnavailableError, battle_short_name, construct, make_scripted_agent, scripted_agent_class
 
-__all__ = ["AGENT_SPECS", "DEFAULT_MCTS_SIMULATIONS", "AgentUnavailableError", "agent_seed", "battle_short_name",
-           "make_agent", "scripted_agent_class"]
+__all__ = ["AGENT_SPECS", "DEFAULT_MCTS_SIMULATIONS", "MAX_MCTS_SIMULATIONS", "AgentUnavailableError", "agent_seed",
+           "battle_short_name", "make_agent", "scripted_agent_class"]
 
 AGENT_SPECS = ("random", "scripted", "mcts", "mcts:N", "human", "pretrained", "ckpt:PATH")
 DEFAULT_MCTS_SIMULATIONS = 64
+MAX_MCTS_SIMULATIONS = 1000  # mcts:N above this would take minutes a decision (the web server's cap too)
 # top-level modules of the ``train`` extra (pyproject.toml) that policy checkpoints need
 TRAIN_EXTRA_MODULES = ("torch", "stable_baselines3", "sb3_contrib")
 
@@ -83,8 +84,8 @@ def make_agent(spec: str, battle: str, seed: int | None = None):
             n = int(arg)
         except ValueError:
             n = 0
-        if n < 1:
-            raise _bad_spec(spec, f"the simulation count {arg!r} is not a positive integer")
+        if not 1 <= n <= MAX_MCTS_SIMULATIONS:
+            raise _bad_spec(spec, f"the simulation count {arg!r} is not an integer from 1 to {MAX_MCTS_SIMULATIONS}")
         return MCTSAgent(n, seed=seed)
     if kind == "human" and not colon:
         module = _import_optional("agents.human", spec, "the human (terminal) agent")

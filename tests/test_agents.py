@@ -199,6 +199,18 @@ def test_registry_rejects_bad_specs_naming_spec_and_choices(spec):
     assert repr(spec) in str(err.value) and all(choice in str(err.value) for choice in AGENT_SPECS)
 
 
+def test_registry_caps_the_mcts_simulation_count_and_says_the_maximum():
+    """Audit finding 12: ``mcts:99999999999999999999`` hung the CLI; the web server's cap is now the registry's."""
+    from agents import registry
+
+    for spec in ("mcts:99999999999999999999", "mcts:1001", "mcts:-1"):
+        with pytest.raises(ValueError, match=f"{spec!r}: the simulation count .* is not an integer from 1 to 1000;"):
+            make_agent(spec, "berestechko")
+    assert make_agent(f"mcts:{registry.MAX_MCTS_SIMULATIONS}", "berestechko").simulations == 1000
+    games = pytest.importorskip("wargames_web.games")
+    assert games.MAX_MCTS_SIMULATIONS is registry.MAX_MCTS_SIMULATIONS
+
+
 def test_registry_says_what_is_missing(race_battle, monkeypatch):
     with pytest.raises(AgentUnavailableError, match="no scripted agent for race"):
         make_agent("scripted", "race", 0)

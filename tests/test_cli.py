@@ -391,3 +391,85 @@ def test_replay_draws_the_map_as_one_player_sees_it(tmp_path, capsys):
     capsys.readouterr()
     assert cli.main(["replay", str(record_path), "--view", "napoleon"]) == 2
     one_error_line(capsys.readouterr().err, "--view 'napoleon': expected one of")
+
+
+# --------------------------------------------------------------------------- bad input (audit findings 9-11)
+def test_evaluate_random_baseline_refuses_zero_and_an_unwritable_out_before_playing(race_battle, tmp_path, monkeypatch,
+                                                                                    capsys):
+    from training import evaluate
+
+    monkeypatch.chdir(tmp_path)
+    played = []
+    real = evaluate.random_baseline
+    monkeypatch.setattr(evaluate, "random_baseline", lambda *a, **k: played.append(a) or real(*a, **k))
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    cases = [
+        (["--random-baseline", "0"], "--random-baseline must be at least 1 game, got 0"),
+        (["--random-baseline", "-3"], "--random-baseline must be at least 1 game, got -3"),
+        (["--random-baseline", "1", "--baseline-out", str(blocker / "sub" / "b.json")],
+         f"--baseline-out {blocker / 'sub'}: cannot write there"),
+        (["--random-baseline", "1", "--baseline-out", str(tmp_path)], f"--baseline-out {tmp_path}: is a folder"),
+    ]
+    for argv, fragment in cases:
+        assert cli.main(["evaluate", "race", "--no-progress", *argv]) == 2, argv
+        one_error_line(capsys.readouterr().err, fragment)
+    assert not played and not (tmp_path / "runs").exists()  # no game played, no default out dir written
+    out = tmp_path / "ref" / "race.json"
+    assert cli.main(["evaluate", "race", "--random-baseline", "2", "--workers", "1", "--no-progress",
+                     "--baseline-out", str(out)]) == 0
+    assert len(played) == 1 and json.loads(out.read_text())["games"] == 2
+
+
+@pytest.mark.parametrize("argv, fragment", [
+    (["--learning-rate", "nan"], "--learning-rate must be a finite number, got nan"),
+    (["--learning-rate", "0"], "--learning-rate must be above 0, got 0.0"),
+    (["--gamma", "2"], "--gamma must be above 0 and at most 1, got 2.0"),
+    (["--gamma", "nan"], "--gamma must be a finite number, got nan"),
+    (["--gae-lambda", "0"], "--gae-lambda must be above 0 and at most 1, got 0.0"),
+    (["--clip-range", "-1"], "--clip-range must be above 0, got -1.0"),
+    (["--shaped-scale", "nan"], "--shaped-scale must be a finite number, got nan"),
+    (["--shaped-scale", "-1"], "--shaped-scale must be at least 0, got -1.0"),
+    (["--ent-coef", "-0.5"], "--ent-coef must be at least 0, got -0.5"),
+    (["--vf-coef", "inf"], "--vf-coef must be a finite number, got inf"),
+    (["--kl-coef", "inf"], "--kl-coef must be a finite number, got inf"),
+    (["--pfsp-power", "nan"], "--pfsp-power must be a finite number, got nan"),
+    (["--temperature", "0"], "--temperature must be at least 0.001, got 0.0"),
+    (["--baselines", "foo"], "--baselines foo: bad agent spec 'foo'"),
+    (["--baselines", "random,mcts:0"], "--baselines mcts:0: bad agent spec 'mcts:0'"),
+    (["--baselines", ","], "--baselines ',': no opponent available for berestechko_v0"),
+    (["--baselines", ",", "--backend", "batched", "--no-self-play"], "no opponent available"),
+])
+def test_train_refuses_bad_float_options_and_baselines(argv, fragment):
+    from training.evaluate import UsageError
+
+    with pytest.raises(UsageError) as err:
+        T.check_args(T.parse_args(["berestechko", *argv]))
+    assert fragment in str(err.value), str(err.value)
+
+
+def test_train_bad_options_are_one_error_line_and_valid_baselines_pass(race_battle, tmp_path, capsys):
+    out = tmp_path / "run"
+    for argv, fragment in [(["berestechko", "--gamma", "2"], "--gamma must be above 0 and at most 1, got 2.0"),
+                           (["race", "--baselines", "scripted"], "--baselines 'scripted': no opponent available for "
+                                                                 "race_v0 (no scripted agent for race_v0")]:
+        assert cli.main(["train", *argv, "--out", str(out), "--minutes", "0.01", "--imitation-games", "0",
+                         "--eval-games", "0", "--n-envs", "2", "--n-steps", "8", "--batch-size", "16",
+                         "--no-progress"]) == 2, argv
+        one_error_line(capsys.readouterr().err, fragment)
+    assert not out.exists()  # refused before the run folder is made
+    for baselines in ("random,scripted", "scripted", "random, scripted"):
+        assert T.check_args(T.TrainArgs(baselines=baselines)).baselines == baselines
+    assert T.check_args(T.TrainArgs(battle="race", baselines="random,scripted")).battle == "race_v0"  # no scripted
+    assert T.check_args(T.TrainArgs(baselines="", backend="batched")).self_play  # the learner is its own opponent
+
+
+@pytest.mark.parametrize("duration", ["-5", "0", "1000000"])
+def test_replay_refuses_a_bad_gif_frame_duration(race_battle, tmp_path, capsys, duration):
+    record = tmp_path / "game.json"
+    assert cli.main(["play", "race", "--seed", "5", "--record", str(record)]) == 0
+    capsys.readouterr()
+    out = tmp_path / "gif"
+    assert cli.main(["replay", str(record), "--format", "gif", "--duration-ms", duration, "--out", str(out)]) == 2
+    one_error_line(capsys.readouterr().err, f"--duration-ms must be 1..{cli.MAX_GIF_DURATION_MS}, got {duration}")
+    assert not out.exists()

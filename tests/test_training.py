@@ -396,6 +396,35 @@ def test_checkpoint_with_a_code_carrying_pickle_is_refused_without_running_it(tr
     assert not marker.exists()
 
 
+def test_a_forged_net_arch_is_refused_before_the_network_is_built(tmp_path):
+    """Audit finding 15: a self-consistent checkpoint whose sidecar claims huge layers must not make torch try to
+    allocate them; it is a CheckpointError naming the file and the layer that does not fit."""
+    import hashlib
+
+    from agents.registry import make_agent
+
+    meta = {"battle": "berestechko", "env": ENGINE.name, "obs_size": ENGINE.obs_layout.size,
+            "obs_layout": C.layout_digest(ENGINE), "num_actions": ENGINE.num_actions,
+            "net_arch": {"pi": [16], "vf": [8]}, "activation": "tanh", "hint": "", "timesteps": 64, "args": {},
+            "pool": []}
+    good = C.save_checkpoint(tmp_path / "good.zip", meta, C.build_policy(meta).state_dict())
+    forged = tmp_path / "forged.zip"
+    with zipfile.ZipFile(good) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    inner = {**json.loads(members["meta.json"]), "net_arch": {"pi": [10**9], "vf": [10**9]}}
+    members["meta.json"] = json.dumps(inner).encode()
+    with zipfile.ZipFile(forged, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    side = {**inner, "zip_sha256": hashlib.sha256(forged.read_bytes()).hexdigest()}
+    C.sidecar_path(forged).write_text(json.dumps(side))
+    with pytest.raises(C.CheckpointError, match=r"forged.zip: weights do not fit .*net_arch .*"
+                                                r"mlp_extractor.policy_net.0.weight is \[16, \d+\] in policy.pt"):
+        make_agent(f"ckpt:{forged}", "berestechko", 0)
+    policy, _ = C.load_policy(good, battle="berestechko")  # a genuine checkpoint still loads
+    assert {k: tuple(v.shape) for k, v in policy.state_dict().items()} == C.policy_shapes(C.read_meta(good))
+
+
 def test_policy_agent_plays_legal_actions_with_both_backends(trained):
     from agents.policy import PolicyAgent
     from agents.registry import make_agent

@@ -302,13 +302,49 @@ def _load_tensors(raw: bytes, path: Path, member: str, device: str, tensors_only
     return obj
 
 
+def policy_shapes(meta: dict[str, Any]) -> dict[str, tuple[int, ...]]:
+    """The tensor shapes of the state dict of :func:`build_policy` ``(meta)``, from the metadata alone."""
+    from agents.hint import input_size
+
+    width = input_size(meta["obs_size"], meta["num_actions"], meta.get("hint", ""))
+    shapes = {}
+    for net, arch, head, outputs in (("policy_net", "pi", "action_net", meta["num_actions"]),
+                                     ("value_net", "vf", "value_net", 1)):
+        fan_in = width
+        for i, size in enumerate(meta["net_arch"][arch]):
+            layer = f"mlp_extractor.{net}.{2 * i}"  # Linear, activation, Linear, ...
+            shapes[f"{layer}.weight"], shapes[f"{layer}.bias"] = (size, fan_in), (size,)
+            fan_in = size
+        shapes[f"{head}.weight"], shapes[f"{head}.bias"] = (outputs, fan_in), (outputs,)
+    return shapes
+
+
+def _check_policy_shapes(ckpt: Checkpoint) -> None:
+    """A :class:`CheckpointError` unless ``policy.pt`` holds exactly the tensors the sidecar's architecture needs
+    (checked before the network is built, so a forged ``net_arch`` cannot make it allocate more than was read)."""
+    expected = policy_shapes(ckpt.meta)
+    found = {name: tuple(t.shape) for name, t in ckpt.policy_state.items()}
+    if found == expected:
+        return
+    name = next(n for n in [*expected, *found] if found.get(n) != expected.get(n))  # the first layer that differs
+    if name not in expected:
+        problem = f"policy.pt has a tensor {name} that it has no place for"
+    elif name not in found:
+        problem = f"policy.pt lacks {name}"
+    else:
+        problem = f"{name} is {list(found[name])} in policy.pt, but it needs {list(expected[name])}"
+    raise CheckpointError(f"{ckpt.path}: weights do not fit the architecture in the sidecar (net_arch "
+                          f"{ckpt.meta['net_arch']}, {ckpt.meta['num_actions']} actions): {problem}")
+
+
 def load_policy(path: str | os.PathLike, battle: str | None = None, engine=None, device: str = "cpu"):
     """``(policy, checkpoint)``: a verified checkpoint's policy, rebuilt and in eval mode."""
     ckpt = load_checkpoint(path, battle=battle, engine=engine, device=device)
-    policy = build_policy(ckpt.meta, device)
+    _check_policy_shapes(ckpt)
     try:
+        policy = build_policy(ckpt.meta, device)
         policy.load_state_dict(ckpt.policy_state, strict=True)
-    except RuntimeError as e:
+    except RuntimeError as e:  # also an allocation that fails
         raise CheckpointError(f"{path}: weights do not fit the architecture in the sidecar ({str(e).splitlines()[0]})") from None
     policy.set_training_mode(False)
     return policy, ckpt

@@ -80,6 +80,17 @@ def ensure_dir(path: str | Path, option: str = "--out") -> Path:
     return path
 
 
+def check_baseline_out(path: str | Path) -> Path:
+    """``path`` as a file that ``--random-baseline`` can write (its folder made), or a :class:`UsageError`."""
+    path = Path(path)
+    if path.is_dir():
+        raise UsageError(f"--baseline-out {path}: is a folder, expected a JSON file path")
+    ensure_dir(path.parent, "--baseline-out")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"--baseline-out {path}: cannot write there (permission denied)")
+    return path
+
+
 def default_out(battle: str) -> Path:
     """Where ``evaluate`` writes without ``--out``: ``runs/evaluate/<battle>``."""
     return Path("runs") / "evaluate" / battle.rsplit("_v", 1)[0]
@@ -444,7 +455,7 @@ def add_arguments(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
     ap.add_argument("--self-play", action="store_true", help="also play each agent against itself")
     ap.add_argument("--max-decisions", type=int, default=DEFAULT_MAX_DECISIONS, help="cut games longer than this (draws)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    ap.add_argument("--random-baseline", type=int, metavar="GAMES", default=0,
+    ap.add_argument("--random-baseline", type=int, metavar="GAMES", default=None,
                     help="instead of a tournament: random vs random over GAMES games; writes --baseline-out")
     ap.add_argument("--baseline-out", default=None, help="JSON file for --random-baseline (default: print only)")
     return ap
@@ -457,11 +468,14 @@ def build_parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> int:
     """Run the evaluation that parsed ``args`` ask for; bad input prints one ``error:`` line, status 2."""
     try:
-        if args.random_baseline:
+        if args.random_baseline is not None:
+            if args.random_baseline < 1:
+                raise UsageError(f"--random-baseline must be at least 1 game, got {args.random_baseline}")
+            if args.baseline_out:  # before the games, which may be long, are played
+                check_baseline_out(args.baseline_out)
             ref = random_baseline(args.battle, args.random_baseline, args.seed, args.workers, not args.no_progress)
             text = json.dumps(ref, indent=1)
             if args.baseline_out:
-                ensure_dir(Path(args.baseline_out).parent, "--baseline-out")
                 Path(args.baseline_out).write_text(text + "\n")
             print(text)
             return 0

@@ -112,7 +112,8 @@ class TrainArgs:
     pfsp_floor: float = 0.05
     """minimum PFSP weight, so that every opponent keeps being played"""
     baselines: str = "random,scripted"
-    """baseline opponents in the pool (comma-separated agent specs; unavailable ones are skipped)"""
+    """baseline opponents in the pool (comma-separated agent specs; unavailable ones are skipped, but one must be left
+    unless the batched trainer's learner plays itself)"""
     deterministic_snapshots: bool = False
     """snapshots play their most likely action (default: they sample from the masked policy)"""
     max_steps: int = 2000
@@ -280,7 +281,10 @@ MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1
             ("snapshot_every", 1), ("pool_size", 0), ("max_steps", 1), ("seed", 0), ("threads", 1),
             ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0),
             ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1), ("imitation_batch_size", 1), ("kl_coef", 0), ("kl_half_life", 1),
-            ("temperature", 1e-3))
+            ("temperature", 1e-3), ("ent_coef", 0), ("vf_coef", 0), ("shaped_scale", 0), ("pfsp_power", 0),
+            ("pfsp_floor", 0))
+# (field, largest allowed value) of the arguments that must be above 0
+ABOVE_ZERO = (("learning_rate", math.inf), ("clip_range", math.inf), ("gamma", 1), ("gae_lambda", 1))
 
 
 def check_args(args: TrainArgs) -> TrainArgs:
@@ -292,12 +296,18 @@ def check_args(args: TrainArgs) -> TrainArgs:
         battle = resolve(args.battle)
     except KeyError as exc:
         raise UsageError(exc.args[0]) from None
+    for f in dataclasses.fields(TrainArgs):
+        if f.type == "float" and not math.isfinite(getattr(args, f.name)):
+            raise UsageError(f"--{f.name.replace('_', '-')} must be a finite number, got {getattr(args, f.name)}")
     for name, low in MINIMUMS:
         value = getattr(args, name)
         if value is not None and not value >= low:  # also refuses nan
             raise UsageError(f"--{name.replace('_', '-')} must be at least {low}, got {value}")
-    if not math.isfinite(args.truncation_reward):
-        raise UsageError(f"--truncation-reward must be a finite number, got {args.truncation_reward}")
+    for name, high in ABOVE_ZERO:
+        value = getattr(args, name)
+        if not 0 < value <= high:
+            bound = "" if high == math.inf else f" and at most {high}"
+            raise UsageError(f"--{name.replace('_', '-')} must be above 0{bound}, got {value}")
     if args.minutes <= 0 and args.total_timesteps is None:
         raise UsageError("give a time budget (--minutes > 0) or --total-timesteps")
     from agents.hint import HINTS
@@ -333,7 +343,35 @@ def check_args(args: TrainArgs) -> TrainArgs:
 
         if importlib.util.find_spec("ray") is None:
             raise UsageError("--backend rllib needs Ray RLlib: pip install 'wargame-envs[rllib]'")
+    check_baselines(args, battle)
     return dataclasses.replace(args, battle=battle)
+
+
+def baseline_specs(args: TrainArgs) -> tuple[str, ...]:
+    """The agent specs of ``--baselines``."""
+    return tuple(s.strip() for s in args.baselines.split(",") if s.strip())
+
+
+def check_baselines(args: TrainArgs, battle: str) -> None:
+    """A :class:`~training.evaluate.UsageError` for a ``--baselines`` spec that is malformed or cannot be built,
+    or for baselines that leave the learner no opponent (one that is unavailable for ``battle``, such as
+    ``scripted`` where the battle has none, is left out of the pool with a note)."""
+    from agents.registry import AgentUnavailableError, make_agent
+    from training.evaluate import UsageError
+
+    available, missing = [], []
+    for spec in baseline_specs(args):
+        try:
+            make_agent(spec, battle, 0)
+        except AgentUnavailableError as exc:
+            missing.append(str(exc))
+            continue
+        except ValueError as exc:  # a malformed spec, a missing or corrupt checkpoint
+            raise UsageError(f"--baselines {spec}: {exc}") from None
+        available.append(spec)
+    if not available and not (args.backend == "batched" and args.self_play):
+        why = f" ({'; '.join(missing)})" if missing else ""
+        raise UsageError(f"--baselines {args.baselines!r}: no opponent available for {battle}{why}")
 
 
 # what a run leaves in its out folder; --overwrite deletes exactly these
@@ -393,8 +431,7 @@ def make_pool(args: TrainArgs):
     observers = (lambda seed: make_observer(args.hint, args.battle, seed)) if args.hint else None
     pool = OpponentPool(max_snapshots=args.pool_size, power=args.pfsp_power, floor=args.pfsp_floor,
                         deterministic_snapshots=args.deterministic_snapshots, observer_factory=observers)
-    specs = tuple(s.strip() for s in args.baselines.split(",") if s.strip())
-    missing = pool.add_baselines(args.battle, specs, seed=args.seed)
+    missing = pool.add_baselines(args.battle, baseline_specs(args), seed=args.seed)
     return pool, missing
 
 

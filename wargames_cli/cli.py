@@ -35,6 +35,7 @@ from wargames_cli.progress import Progress
 
 EXIT_USAGE = 2
 MAX_GIF_FRAMES = 150  # default --every for GIFs keeps memory bounded on long games
+MAX_GIF_DURATION_MS = 65535 * 10 // 3  # a GIF stores a frame's delay in 16 bits of 1/100 s; the last is held 3x
 # optional extras (pyproject.toml) and the top-level modules each command needs from them
 RENDER_MODULES = ("PIL",)
 TRAIN_MODULES = ("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "openskill", "matplotlib")
@@ -213,6 +214,8 @@ def cmd_play(args) -> int:
 
 
 def cmd_replay(args) -> int:
+    if not 1 <= args.duration_ms <= MAX_GIF_DURATION_MS:
+        raise CliError(f"--duration-ms must be 1..{MAX_GIF_DURATION_MS}, got {args.duration_ms}")
     try:
         record = GameRecord.load(args.record)
     except IsADirectoryError:
@@ -436,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("--out", default=".", help="folder for images (default: current folder)")
     rep.add_argument("--every", type=int, default=0, metavar="K",
                      help=f"image every K-th decision (default 1; GIFs: at most {MAX_GIF_FRAMES} frames)")
-    rep.add_argument("--duration-ms", type=int, default=500, help="GIF frame duration")
+    rep.add_argument("--duration-ms", type=int, default=500, help=f"GIF frame duration, 1..{MAX_GIF_DURATION_MS}")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar for png/gif")
     rep.add_argument("--view", metavar="AGENT", default=None,
                      help="draw the maps as this player may see them (default: omniscient, everything)")

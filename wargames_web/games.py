@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from agents.human import HumanAgent, Menu, UndoRequest, counter_hexes
-from agents.registry import AgentUnavailableError, agent_seed, make_agent
+from agents.registry import MAX_MCTS_SIMULATIONS, AgentUnavailableError, agent_seed, make_agent
 from wargame_envs import registry
 from wargame_envs.core.aec import rewind
 from wargame_envs.core.errors import RecordError, WargameError
@@ -39,7 +39,6 @@ from wargames_web.svg import scene_svg
 
 HUMAN = "human"
 MAX_SEED = 2**63 - 1
-MAX_MCTS_SIMULATIONS = 1000          # mcts:N above this would tie up the server for minutes a decision
 MAX_STEPS = 50                       # decisions one watch request may advance
 MAX_AGENT_MOVES = 20000              # agent decisions between two of the person's (a guard, never reached)
 MAX_RECORD_ACTIONS = 20000
