@@ -12,7 +12,7 @@ pyspiel = pytest.importorskip("pyspiel")
 from open_spiel.python.algorithms import ismcts, mcts  # noqa: E402
 
 from wargame_envs import openspiel  # noqa: E402
-from wargame_envs.core.errors import ScenarioError  # noqa: E402
+from wargame_envs.core.errors import IllegalActionError, ScenarioError  # noqa: E402
 from wargame_envs.kulikovo.state import G_AMBUSH_PLACED, LF_REAL  # noqa: E402
 
 openspiel.register()
@@ -75,6 +75,19 @@ def test_max_decisions_ends_the_game_as_a_draw():
 def test_bad_parameter_names_field_and_value(params, field):
     with pytest.raises((ScenarioError, pyspiel.SpielError), match=field):
         pyspiel.load_game("python_berestechko", params)
+
+
+@pytest.mark.parametrize("name", sorted(openspiel.GAMES))
+def test_action_to_string_checks_the_action_range(name):
+    state = pyspiel.load_game(name, {"seed": 1}).new_initial_state()
+    player, n = state.current_player(), state.get_game().num_distinct_actions()
+    for bad in (10**6, n, -1):
+        with pytest.raises(IllegalActionError, match=rf"action = {bad}: expected an integer in 0\.\.{n - 1}"):
+            state.action_to_string(player, bad)
+    legal, illegal = state.legal_actions()[0], n - 1
+    assert state.action_to_string(player, legal) == state._core.shared.engine.action_to_str(state._core.state, legal)
+    if illegal not in state.legal_actions():
+        assert state.action_to_string(player, illegal) == f"action {illegal}"
 
 
 def test_kulikovo_infostate_hides_ambush_and_real_dmitri():

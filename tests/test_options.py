@@ -1,4 +1,9 @@
-"""core.options: every battle type-checks its reset options alike (issue 12 item 4)."""
+"""core.options: every battle type-checks its reset options alike (issue 12 item 4); core.scenario: data files
+that cannot be read give a ScenarioError naming the file, and ``data_dir`` is type-checked."""
+
+import re
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -6,6 +11,8 @@ import pytest
 from wargame_envs import make
 from wargame_envs.core.errors import ScenarioError
 from wargame_envs.core.options import Option, check_options
+from wargame_envs.core.scenario import load_toml
+from wargame_envs.registry import make_engine
 
 TABLE = {"flag": Option(bool, False), "count": Option(int, 3, low=0, high=9),
          "mode": Option(str, "a", choices=("a", "b")), "position": Option(object, None)}
@@ -34,3 +41,41 @@ def test_every_battle_warns_alike_about_unknown_options(env_name):
     env = make(env_name)
     with pytest.warns(UserWarning, match=r"ignoring unknown \w+ option\(s\) \['colour'\]"):
         env.reset(seed=1, options={"colour": "red"})
+
+
+# ------------------------------------------------------------------ data files (audit finding 7)
+@pytest.mark.parametrize("content, message", [
+    (b"a = 1\n# \xff\xfe\n", "not UTF-8"),
+    (b"x = " + b"[" * 100_000 + b"]" * 100_000 + b"\n", "nested too deeply"),
+])
+def test_unreadable_toml_names_the_file(tmp_path, content, message):
+    path = tmp_path / "data.toml"
+    path.write_bytes(content)
+    with pytest.raises(ScenarioError, match=f"{re.escape(str(path))}: not valid TOML: {message}"):
+        load_toml(path)
+
+
+def test_a_folder_or_a_path_through_a_file_names_the_path(tmp_path):
+    (tmp_path / "data.toml").mkdir()
+    with pytest.raises(ScenarioError, match=f"{re.escape(str(tmp_path / 'data.toml'))}: cannot read the data file"):
+        load_toml(tmp_path / "data.toml")
+    (tmp_path / "file").write_text("a = 1\n", encoding="utf-8")
+    through = tmp_path / "file" / "x.toml"
+    with pytest.raises(ScenarioError, match=f"{re.escape(str(through))}: cannot read the data file"):
+        load_toml(through)
+
+
+@pytest.mark.parametrize("battle, file", [("berestechko", "scenario.toml"), ("kulikovo", "oob.toml"),
+                                          ("breitenfeld", "oob.toml")])
+def test_every_battle_refuses_a_bad_data_dir_with_a_clear_error(tmp_path, battle, file):
+    data = Path(__file__).resolve().parents[1] / "wargame_envs" / battle / "data"
+    for bad in (5, b"data", [str(data)]):
+        with pytest.raises(TypeError, match="data_dir = .*: expected a str or os.PathLike"):
+            make_engine(battle, data_dir=bad)
+    with pytest.raises(ScenarioError, match=f"{re.escape(str(data / file))}.*cannot read the data file"):
+        make_engine(battle, data_dir=data / file)  # a file, not a folder
+    copy = tmp_path / "data"
+    shutil.copytree(data, copy)
+    (copy / file).write_bytes((copy / file).read_bytes() + b"\n# \xff\xfe\n")
+    with pytest.raises(ScenarioError, match=f"{re.escape(str(copy / file))}: not valid TOML: not UTF-8"):
+        make_engine(battle, data_dir=copy)

@@ -135,6 +135,25 @@ def test_illegal_action_option_is_validated(bad):
         make("berestechko", illegal_action=bad)
 
 
+@pytest.mark.parametrize("battle", BATTLES)
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(shaped_scale=float("nan")), "shaped_scale = nan"), (dict(shaped_scale=float("inf")), "shaped_scale = inf"),
+    (dict(shaped_scale="abc"), "shaped_scale = 'abc'"), (dict(shaped_scale=None), "shaped_scale = None"),
+    (dict(shaped_scale=True), "shaped_scale = True"), (dict(options=5), "options: expected a dict.*got int"),
+    (dict(options=["variant"]), "options: expected a dict.*got list"),
+])
+def test_constructor_arguments_are_checked(battle, kwargs, message):
+    with pytest.raises(ValueError, match=message):  # ScenarioError (options) is a ValueError too
+        make(battle, reward="shaped", **kwargs)
+
+
+def test_constructor_accepts_numpy_scales_and_mappings():
+    from types import MappingProxyType
+
+    env = make("berestechko", reward="shaped", shaped_scale=np.float32(0.5), options=MappingProxyType({}))
+    assert env.unwrapped.shaped_scale == 0.5 and env.unwrapped.default_options == {}
+
+
 # ---------------------------------------------------------------------------- issue 12 item 5: odd actions
 @pytest.mark.parametrize("battle", BATTLES)
 def test_bad_actions_raise_illegal_action_error_and_change_nothing(battle):

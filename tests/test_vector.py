@@ -237,3 +237,68 @@ def test_random_actions_are_legal_and_uniform():
     picks = [pick_legal(mask, np.array([u]), np.empty(1, np.int64))[0] for u in np.linspace(0, 0.999, 300)]
     assert np.bincount(picks, minlength=6).tolist() == [0, 100, 0, 0, 100, 100]
     assert pick_legal(np.zeros((1, 3), bool), np.array([0.5]), np.empty(1, np.int64))[0] == -1
+
+
+# ------------------------------------------------------------------ bad inputs (audit findings 1 and 14)
+@pytest.mark.parametrize("battle", COMPILED)
+def test_scores_out_is_checked_before_the_kernel_writes_into_it(battle):
+    vec = vector.make(battle, 8, seed=0)
+    vec.reset(seed=1)
+    big = np.full(64, -7.0, np.float32)
+    read_only = np.zeros((8, 2), np.float32)
+    read_only.flags.writeable = False
+    for out, message in [(big[:2].reshape(1, 2), r"shape \(1, 2\)"), (np.zeros((8, 2), np.int8), "dtype int8"),
+                         (np.zeros((2, 8), np.float32).T, "not C-contiguous"), (read_only, "read-only")]:
+        with pytest.raises(ValueError, match=rf"out: {message}.*float32 array of shape \(8, 2\)"):
+            vec.scores(out)
+    with pytest.raises(TypeError, match="out: expected a numpy array"):
+        vec.scores([[0.0, 0.0]] * 8)
+    assert (big == -7.0).all() and not read_only.any()  # nothing was written
+    out = np.zeros((8, 2), np.float32)
+    assert vec.scores(out) is out
+    np.testing.assert_array_equal(out, vec.scores())
+
+
+def test_reads_before_reset_raise_like_step():
+    vec = some_game()
+    for what, call in [("to_positions", vec.to_positions), ("observe", lambda: vec.observe(0)),
+                       ("scores", vec.scores)]:
+        with pytest.raises(RuntimeError, match=rf"reset\(\) before {what}\(\)"):
+            call()
+
+
+@pytest.mark.parametrize("bad", [-1, "a", 2.5, True])
+def test_seeds_are_checked_like_the_aec_envs(bad):
+    with pytest.raises(ValueError, match="seed"):
+        vector.make("berestechko", 2, seed=bad)
+    vec = some_game()
+    vec.reset(seed=np.int64(5))
+    positions, states, seeds = vec.to_positions(), vec.states.copy(), vec.seeds.copy()
+    for call in [lambda: vec.reset(seed=bad), lambda: vec.from_positions(positions, seed=bad)]:
+        with pytest.raises(ValueError, match=f"seed = {bad!r}: expected a non-negative integer"):
+            call()
+        np.testing.assert_array_equal(vec.states, states)  # nothing was replaced
+        np.testing.assert_array_equal(vec.seeds, seeds)
+
+
+def test_positions_and_player_of_the_wrong_type():
+    vec = some_game()
+    vec.reset()
+    states = vec.states.copy()
+    with pytest.raises(TypeError, match="positions: expected a list of 4 positions, got int"):
+        vec.from_positions(5)
+    with pytest.raises(ValueError, match="player = 'a'"):
+        vec.observe("a")
+    np.testing.assert_array_equal(vec.states, states)
+
+
+def test_huge_unsigned_actions_are_reported_as_given():
+    vec = some_game()
+    s = vec.reset()
+    before = vec.states.copy()
+    actions = random_actions(s, np.random.default_rng(0)).astype(np.uint64)
+    actions[1], actions[3] = 2**64 - 1, 2**63  # int64 would wrap these to -1 (skip) and a negative number
+    with pytest.raises(IllegalActionError, match="game 1: action 18446744073709551615, "
+                                                 "game 3: action 9223372036854775808"):
+        vec.step(actions)
+    np.testing.assert_array_equal(vec.states, before)

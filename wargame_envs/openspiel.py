@@ -32,8 +32,9 @@ import hashlib
 
 import numpy as np
 
+from .core.aec import action_index
 from .core.dice import Dice
-from .core.errors import ScenarioError
+from .core.errors import IllegalActionError, ScenarioError
 from .registry import make_engine
 
 #: OpenSpiel name -> (battle, perfect information?, boolean battle options exposed as game parameters)
@@ -203,9 +204,12 @@ def _state_class():
 
         def _action_to_string(self, player, action):
             engine, s = self._engine, self._core.state
-            if not self._over() and engine.legal_mask(s)[int(action)]:
-                return engine.action_to_str(s, int(action))
-            return f"action {int(action)}"
+            a = action_index(action)
+            if a is None or not 0 <= a < engine.num_actions:
+                raise IllegalActionError(f"action = {action!r}: expected an integer in 0..{engine.num_actions - 1}")
+            if not self._over() and engine.legal_mask(s)[a]:
+                return engine.action_to_str(s, a)
+            return f"action {a}"
 
         def is_terminal(self):
             return self._over()

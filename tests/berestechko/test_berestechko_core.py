@@ -131,6 +131,10 @@ def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
     ('source = "PROPOSED; setup RULEBOOK 3.1"', 'source = "GUESSED"', r"unit\[0\]\.source.*provenance"),
     ('die = 6\nattack = 3', 'die = "six"\nattack = 3', r"unit\[0\]\.die.*expected int"),
     ('setup = "11"', 'setup = "02"', r"share a hex"),
+    ("rounds = 2 ", "rounds = 99999999999 ", r"rules\.rounds.*99999999999.*<= 1000000"),
+    ("automatic_victory_destroyed = 4", "automatic_victory_destroyed = 99999999999",
+     r"rules\.automatic_victory_destroyed.*<= 1000000"),
+    ("destroyed_enemy_unit = 2", "destroyed_enemy_unit = 3000000000", r"victory\.destroyed_enemy_unit.*<= 1000000"),
 ])
 def test_malformed_data_file_names_file_field_and_value(tmp_path, old, new, message):
     data_dir = _broken_copy(tmp_path, old, new)

@@ -123,6 +123,24 @@ def test_engine_accepts_data_dir(tmp_path):
     assert KulikovoEngine(d).flight_level == (60, 40)
 
 
+def test_16_0_the_flight_points_of_a_retired_unit_come_from_the_data_file(tmp_path):
+    """``victory.retired`` (charts.toml) is what each Retired unit adds to its side's Flight Points (16.0), in the
+    compiled rules (the Flight check and the scores) and in the engine's Python view alike."""
+    from wargame_envs.core.dice import Dice
+
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    text = (d / "charts.toml").read_text()
+    assert "\nretired = 1\n" in text
+    (d / "charts.toml").write_text(text.replace("\nretired = 1\n", "\nretired = 4\n", 1))
+    pos = {"units": [{"id": "R01", "hex": "3309"}, {"id": "R02", "hex": "3311", "status": "retired"},
+                     {"id": "M01", "hex": "4309"}], "flight_points": {"russian": 3}}
+    for eng, per in ((KulikovoEngine(), 1), (KulikovoEngine(d), 4)):
+        s = eng.new_state({"position": pos}, Dice(0))
+        assert eng.flight_points(s, 0) == 3 + per
+        assert eng.scores(s)[1] == 3 + per  # the Mongol's score: the Russian Flight Points
+
+
 def test_observation_in_space_and_perspective():
     e = raw_env()
     e.reset(seed=2)

@@ -62,6 +62,21 @@ def _internal(edit, readable=True):
     return make
 
 
+def _mid_game_internal(edit):
+    """A position after 60 random decisions of seed 5 (an automatic task at the bottom of its stack), edited."""
+    def make():
+        eng = engine()
+        d = Dice(5)
+        s = eng.new_state({}, d)
+        rng = np.random.default_rng(5)
+        for _ in range(60):
+            eng.apply(s, int(rng.choice(eng.legal_actions(s))), d)
+        pos = eng.to_position(s)
+        edit(pos["internal"])
+        return {"internal": pos["internal"]}
+    return make
+
+
 def _readable(**fields):
     def make():
         pos = {"units": [unit("R01", "3309")], "to_move": {"player": "russian"}}
@@ -114,6 +129,15 @@ MALFORMED = [
      "internal", "stacking"),
     ("internal value beyond int32", _internal(lambda i: i["fp"].__setitem__(0, 2 ** 40)), "internal.fp[0]", str(2 ** 40)),
     ("readable field contradicts internal", lambda: {**start_position(), "activations": 12}, "activations", "12"),
+    ("readable field of another type beside internal", lambda: {**start_position(), "false_dmitri": []},
+     "false_dmitri", "[]"),
+    ("unit id as a list", _readable(units=[{"id": [], "hex": "3309"}]), "units[0].id", "[]"),
+    ("unit id as a table", _readable(units=[{"id": {}, "hex": "3309"}]), "units[0].id", "{}"),
+    ("no units field", lambda: {"to_move": {"player": "russian"}}, "units", "None"),
+    ("an empty position", lambda: {}, "units", "None"),
+    ("no units listed", _readable(units=[]), "units", "[]"),
+    ("internal automatic task the rules cannot go on from", _mid_game_internal(lambda i: i["stack"][0].__setitem__(0, 1)),
+     "internal.stack", "empty task stack"),
 ]
 
 
@@ -137,6 +161,7 @@ def test_position_of_a_new_game_round_trips_through_json():
     ({"false_dmitri": "false"}, "false_dmitri"), ({"false_dmitri": 1}, "false_dmitri"),
     ({"setup": "random"}, "setup"), ({"max_activations": -1}, "max_activations"),
     ({"max_activations": True}, "max_activations"), ({"max_activations": 1.5}, "max_activations"),
+    ({"max_activations": 2 ** 31}, "max_activations"), ({"max_activations": 10 ** 30}, "max_activations"),
 ])
 def test_options_are_type_checked(options, field):
     with pytest.raises(ScenarioError, match=f"options: field '{field}'"):

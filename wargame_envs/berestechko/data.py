@@ -26,6 +26,9 @@ RULE_KEYS = (
     "declared_attack_cost", "artillery_cost", "move_infantry", "move_cavalry", "tatar_spirit_start",
     "tatar_spirit_max", "automatic_victory_destroyed",
 )
+#: the largest value a rule or victory number may take: the compiled rules hold them (and the sums of victory
+#: points over a game) in 32-bit integers, and no sensible scenario comes near it
+RULE_VALUE_MAX = 10 ** 6
 VICTORY_KEYS = (
     "destroyed_enemy_unit", "disorganized_enemy_unit", "destroyed_wagon", "unit_in_camp",
     "tatars_withdrawn_end", "battle_continued_end",
@@ -100,10 +103,10 @@ def load_scenario(data_dir: str | Path | None = None) -> Scenario:
 
     rules_node = root.table("rules")
     rules_node.source()
-    rules = {k: rules_node.get(k, int, min=0) for k in RULE_KEYS}
+    rules = {k: rules_node.get(k, int, min=0, max=RULE_VALUE_MAX) for k in RULE_KEYS}
     victory_node = root.table("victory")
     victory_node.source()
-    victory = {k: victory_node.get(k, int, min=0) for k in VICTORY_KEYS}
+    victory = {k: victory_node.get(k, int, min=0, max=RULE_VALUE_MAX) for k in VICTORY_KEYS}
     camp = np.zeros(grid.n, dtype=bool)
     camp[_hex_list(victory_node, "camp_hexes", grid)] = True
 

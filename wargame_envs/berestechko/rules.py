@@ -23,6 +23,7 @@ from ..core.engine import Engine
 from ..core.errors import IllegalActionError
 from ..core.events import EventBuffer
 from ..core.options import Option, check_options
+from ..core.scenario import check_data_dir
 from .actions import ActionCodec
 from .data import SIDES, load_scenario
 from .events import log_lines
@@ -39,6 +40,7 @@ class BerestechkoEngine(Engine):
     agents = SIDES
 
     def __init__(self, data_dir: str | Path | None = None):
+        check_data_dir(data_dir)
         self.scenario = load_scenario(data_dir)
         self.T = Tables(self.scenario)
         self.grid = self.scenario.grid

@@ -21,6 +21,7 @@ from ..core.engine import Engine
 from ..core.errors import IllegalActionError, ScenarioError
 from ..core.events import EventBuffer
 from ..core.options import Option, check_options
+from ..core.scenario import check_data_dir
 from . import actions as A
 from . import combat, observation, position, view
 from . import compiled
@@ -39,6 +40,7 @@ class BreitenfeldEngine(Engine):
     agents = ("allied", "imperial")
 
     def __init__(self, data_dir=None):
+        check_data_dir(data_dir)
         self.D = D = load_data(data_dir)
         self.T = kernel_tables(D)
         self.tables = pack_tables(self.T)   # what the compiled entry points read (compiled.py)

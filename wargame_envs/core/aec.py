@@ -40,6 +40,7 @@ import math
 import numbers
 import secrets
 import warnings
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -76,6 +77,21 @@ def action_index(action) -> int | None:
     return None
 
 
+def seed_index(seed) -> int:
+    """``seed`` as a non-negative integer (read as :func:`action_index` reads an action); a ``ValueError``
+    naming ``seed`` otherwise."""
+    index = action_index(seed)
+    if index is None or index < 0:
+        raise ValueError(f"seed = {seed!r}: expected a non-negative integer")
+    return index
+
+
+def check_options_arg(options) -> None:
+    """Refuse ``options`` that are neither ``None`` nor a mapping of option name -> value."""
+    if options is not None and not isinstance(options, Mapping):
+        raise ScenarioError(f"options: expected a dict of option name -> value, got {type(options).__name__}")
+
+
 class WargameAECEnv(AECEnv):
     """Subclasses set ``metadata`` (with ``name``) and ``engine_class``; nothing else."""
 
@@ -94,6 +110,10 @@ class WargameAECEnv(AECEnv):
             raise ValueError(f"illegal_action = {illegal_action!r}: expected one of {list(ILLEGAL_ACTION_MODES)}")
         self.render_mode = render_mode
         self.illegal_action = illegal_action
+        if (isinstance(shaped_scale, bool) or not isinstance(shaped_scale, numbers.Real)
+                or not math.isfinite(shaped_scale)):
+            raise ValueError(f"shaped_scale = {shaped_scale!r}: expected a finite real number")
+        check_options_arg(options)
         self.reward_mode = reward
         self.shaped_scale = float(shaped_scale)
         self.default_options = dict(options or {})
@@ -130,11 +150,8 @@ class WargameAECEnv(AECEnv):
         that fails (bad seed, options or position) leaves the env exactly as it was."""
         if seed is None:
             seed = secrets.randbits(63)
-        index = action_index(seed)
-        if index is None or index < 0:
-            raise ValueError(f"seed = {seed!r}: expected a non-negative integer")
-        if options is not None and not isinstance(options, dict):
-            raise ScenarioError(f"options: expected a dict of option name -> value, got {type(options).__name__}")
+        index = seed_index(seed)
+        check_options_arg(options)
         opts = {**self.default_options, **(options or {})}
         dice = Dice(index)
         state = self.engine.new_state(opts, dice)

@@ -13,6 +13,7 @@ A source may add detail after the tag (``"DERIVED: example of two throws"``).
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -29,6 +30,12 @@ PROVENANCE_TAGS = ("RULEBOOK", "DERIVED", "PROPOSED", "SOURCED")
 _MISSING = object()
 
 
+def check_data_dir(data_dir: Any) -> None:
+    """Refuse a ``data_dir`` argument that is neither ``None`` (the package data) nor a path."""
+    if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
+        raise TypeError(f"data_dir = {data_dir!r}: expected a str or os.PathLike path to a data folder")
+
+
 def load_toml(path: str | Path) -> "DataNode":
     path = Path(path)
     try:
@@ -38,6 +45,12 @@ def load_toml(path: str | Path) -> "DataNode":
         raise ScenarioError(f"{path}: data file not found") from None
     except tomllib.TOMLDecodeError as exc:
         raise ScenarioError(f"{path}: not valid TOML: {exc}") from None
+    except UnicodeDecodeError as exc:
+        raise ScenarioError(f"{path}: not valid TOML: not UTF-8 text ({exc})") from None
+    except RecursionError:
+        raise ScenarioError(f"{path}: not valid TOML: nested too deeply") from None
+    except OSError as exc:  # a folder, a path through a file, no permission...
+        raise ScenarioError(f"{path}: cannot read the data file: {exc.strerror or exc}") from None
     return DataNode(str(path), "", data)
 
 

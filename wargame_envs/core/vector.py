@@ -51,11 +51,13 @@ from typing import Any
 
 import numpy as np
 
+from .aec import action_index, seed_index
 from .chance import MIN_LEFT, BatchDice
 from .errors import IllegalActionError
 from .jit import kernel
 
 SKIP, RESTART, REFRESH = -1, -2, -3
+INT64_MAX = np.iinfo(np.int64).max
 
 
 @kernel
@@ -94,6 +96,7 @@ class VectorGame:
     def __init__(self, backend, num_envs: int, seed: int | None = None, options: dict[str, Any] | None = None):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs = {num_envs!r}: expected a positive integer")
+        seed_rng = _seed_rng(seed)
         self.backend = backend
         self.num_envs = n = int(num_envs)
         self.num_players = backend.num_players
@@ -111,36 +114,35 @@ class VectorGame:
         self._terminated = np.zeros(n, dtype=bool)
         self._truncated = np.zeros(n, dtype=bool)
         self._step = Step(self._obs, self._mask, self._player, self._rewards, self._terminated, self._truncated)
-        self._seed_rng = np.random.default_rng(seed)
+        self._seed_rng = seed_rng
         self._started = False
 
     # ------------------------------------------------------------------ play
     def reset(self, seed: int | None = None) -> Step:
         """Every game restarts (with seeds drawn from ``seed`` when given)."""
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
+            self._seed_rng = _seed_rng(seed)
         self._started = True
         return self._run(np.full(self.num_envs, RESTART, dtype=np.int64), np.arange(self.num_envs))
 
     def step(self, actions) -> Step:
         """One decision in every game (``-1``: skip that game). Illegal actions raise
         :class:`IllegalActionError` naming the games, and nothing is stepped."""
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
-        a = np.asarray(actions)
-        if a.shape != (self.num_envs,) or not np.issubdtype(a.dtype, np.integer):
+        self._require_reset("step")
+        given = np.asarray(actions)
+        if given.shape != (self.num_envs,) or not np.issubdtype(given.dtype, np.integer):
             raise IllegalActionError(
-                f"actions: expected an integer array of shape ({self.num_envs},), got {a.dtype} {a.shape}")
-        a = a.astype(np.int64, copy=True)
+                f"actions: expected an integer array of shape ({self.num_envs},), got {given.dtype} {given.shape}")
         done = self._terminated | self._truncated
+        if given.dtype.kind == "u":  # checked before the int64 cast, which would wrap these to negative numbers
+            _refuse(given, np.flatnonzero(~done & (given > INT64_MAX)))
+        a = given.astype(np.int64, copy=True)
         play = ~done & (a != SKIP)
         idx = np.flatnonzero(play)
         bad = idx[(a[idx] < 0) | (a[idx] >= self.num_actions)]
         if bad.size == 0:
             bad = idx[~self._mask[idx, a[idx]]]
-        if bad.size:
-            shown = ", ".join(f"game {i}: action {a[i]}" for i in bad[:8])
-            raise IllegalActionError(f"illegal actions ({bad.size} games): {shown}; see step.action_mask")
+        _refuse(given, bad)
         a[done] = RESTART
         return self._run(a, np.flatnonzero(done))
 
@@ -163,17 +165,23 @@ class VectorGame:
 
     def observe(self, player: int) -> np.ndarray:
         """(N, obs_size): every game from seat ``player``'s view (a new array)."""
-        if not 0 <= int(player) < self.num_players:
+        p = action_index(player)
+        if p is None or not 0 <= p < self.num_players:
             raise ValueError(f"player = {player!r}: expected 0..{self.num_players - 1}")
+        self._require_reset("observe")
         out = np.zeros_like(self._obs)
-        self.backend.observe_batch(self.states, np.full(self.num_envs, int(player), dtype=np.int64), out)
+        self.backend.observe_batch(self.states, np.full(self.num_envs, p, dtype=np.int64), out)
         return out
 
     def scores(self, out: np.ndarray | None = None) -> np.ndarray:
         """(N, num_players) float32: every game's running score (``engine.scores``: victory points, the final
-        ones for a game that has just ended), into ``out`` when given."""
+        ones for a game that has just ended), into ``out`` when given (a writeable C-contiguous float32 array
+        of that shape)."""
+        self._require_reset("scores")
         if out is None:
             out = np.zeros((self.num_envs, self.num_players), dtype=np.float32)
+        else:
+            self._check_out(out)  # the compiled kernel writes into it without bounds checks
         batch = getattr(self.backend, "scores_batch", None)
         if batch is not None:
             batch(self.states, out)
@@ -183,19 +191,38 @@ class VectorGame:
                 out[i] = engine.scores(self.backend.state_view(self.states[i]))
         return out
 
+    def _check_out(self, out) -> None:
+        want = (self.num_envs, self.num_players)
+        if not isinstance(out, np.ndarray):
+            raise TypeError(f"out: expected a numpy array of shape {want}, got {type(out).__name__}")
+        wrong = [what for what, bad in ((f"shape {out.shape}", out.shape != want),
+                                        (f"dtype {out.dtype}", out.dtype != np.float32),
+                                        ("not C-contiguous", not out.flags.c_contiguous),
+                                        ("read-only", not out.flags.writeable)) if bad]
+        if wrong:
+            raise ValueError(f"out: {', '.join(wrong)}; expected a writeable C-contiguous float32 array "
+                             f"of shape {want}")
+
+    def _require_reset(self, what: str) -> None:
+        if not self._started:
+            raise RuntimeError(f"call reset() before {what}()")
+
     # ------------------------------------------------------------- positions
     def to_positions(self) -> list[dict[str, Any]]:
         """Each game's position (the format ``from_positions`` and the AEC env's ``position`` option take)."""
+        self._require_reset("to_positions")
         return [self.backend.to_position(self.states[i]) for i in range(self.num_envs)]
 
     def from_positions(self, positions: list[dict[str, Any]], seed: int | None = None) -> Step:
         """Continue from these positions, one per game (their dice come from ``seed``). All are checked
         before any game is replaced."""
+        if not isinstance(positions, (list, tuple)):
+            raise TypeError(f"positions: expected a list of {self.num_envs} positions, got {type(positions).__name__}")
         if len(positions) != self.num_envs:
             raise ValueError(f"{len(positions)} positions for {self.num_envs} games")
         from .dice import Dice
 
-        rng = np.random.default_rng(seed)
+        rng = _seed_rng(seed)
         seeds = [int(rng.integers(0, 2**63 - 1)) for _ in positions]
         dice = [Dice(s) for s in seeds]
         bufs = [self.backend.from_position(p, d) for p, d in zip(positions, dice)]
@@ -207,6 +234,18 @@ class VectorGame:
         self._terminated[:] = False
         self._truncated[:] = False
         return self._run(np.full(self.num_envs, REFRESH, dtype=np.int64), np.zeros(0, dtype=np.int64))
+
+
+def _seed_rng(seed) -> np.random.Generator:
+    """The generator game seeds are drawn from: ``seed`` checked as the AEC env checks its reset seeds."""
+    return np.random.default_rng(None if seed is None else seed_index(seed))
+
+
+def _refuse(actions: np.ndarray, bad: np.ndarray) -> None:
+    """Raise an :class:`IllegalActionError` naming the games ``bad`` and their ``actions`` (if any)."""
+    if bad.size:
+        shown = ", ".join(f"game {i}: action {actions[i]}" for i in bad[:8])
+        raise IllegalActionError(f"illegal actions ({bad.size} games): {shown}; see step.action_mask")
 
 
 class BattleBackend:

@@ -28,13 +28,13 @@ import numpy as np
 from ..core.errors import ScenarioError
 from .data import PLAYERS, TYPES
 from .state import (
-    A_ACT_START, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_POST, A_RESOLVE, D_ADV_PICK, D_CC_FIRE,
-    D_DEFENSE, D_FACE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RETREAT, D_RETURN,
-    D_SEIZE, D_SETUP_AMBUSH, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_UNIT_ACT,
-    A_ACTIVATE, ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_DORMANT, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
-    G_AMBUSH_PLACED, G_CMD, G_DECISIONS, G_FD, G_FIRST, G_FREE, G_HEROIC_M, G_HEROIC_R, G_LAST_CMD, G_MAX_ACT,
-    G_OVER, G_SETUP_FREE, G_SP, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES,
-    LF_FD, LF_MOVED, LF_OC, LF_REAL, STACK_DEPTH, STATUS_NAMES,
+    BIG, A_ACT_START, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_POST, A_RESOLVE, D_ADV_PICK, D_CC_FIRE,
+    D_DEFENSE, D_FACE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RETREAT, D_RETURN, D_SEIZE,
+    D_SETUP_AMBUSH, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_UNIT_ACT, A_ACTIVATE,
+    ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_DORMANT, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
+    G_AMBUSH_PLACED, G_CMD, G_DECISIONS, G_FD, G_FIRST, G_FREE, G_HEROIC_M, G_HEROIC_R, G_LAST_CMD, G_MAX_ACT, G_OVER,
+    G_SETUP_FREE, G_SP, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES, LF_FD, LF_MOVED,
+    LF_OC, LF_REAL, STACK_DEPTH, STATUS_NAMES,
 )
 
 FORMAT = "kulikovo-position/1"
@@ -43,7 +43,6 @@ FIELDS = ("format", "false_dmitri", "units", "leaders", "standards", "flight_poi
 UNIT_FIELDS = ("id", "type", "command", "hex", "facing", "status")
 LEADER_FIELDS = ("name", "hex", "state", "rating", "range", "overall", "real")
 INT32 = (-2 ** 31, 2 ** 31 - 1)
-BIG = 10 ** 6  # counters (activations, decisions, Flight Points) far above any game's
 
 
 def unit_id(eng, u: int) -> str:
@@ -248,7 +247,7 @@ def _check_readable(eng, s, pos) -> None:
         if isinstance(pos[k], dict) and isinstance(mine[k], dict) and set(pos[k]) < set(mine[k]) \
                 and all(pos[k][f] == mine[k][f] for f in pos[k]):
             continue  # a record given with fewer fields (written before a field was added): those agree
-        if isinstance(pos[k], list) and len(pos[k]) == len(mine[k]):
+        if isinstance(pos[k], list) and isinstance(mine[k], list) and len(pos[k]) == len(mine[k]):
             i = next(i for i, (a, b) in enumerate(zip(pos[k], mine[k])) if a != b)
             _fail(f"{k}[{i}]", pos[k][i], f"disagrees with 'internal' (which gives {mine[k][i]!r})")
         _fail(k, pos[k], f"disagrees with 'internal' (which gives {mine[k]!r})")
@@ -271,10 +270,13 @@ def _from_fields(eng, pos):
     s.g[G_WINNER] = -1
     by_id = {unit_id(eng, u): u for u in range(eng.U)}
     seen = set()
-    for i, rec in enumerate(_list("units", pos.get("units", []))):
+    units = _list("units", pos.get("units"))
+    if not units:
+        _fail("units", units, "expected a non-empty list of units (those not listed are eliminated)")
+    for i, rec in enumerate(units):
         f = f"units[{i}]"
         _record(f, rec, UNIT_FIELDS)
-        if rec.get("id") not in by_id:
+        if not isinstance(rec.get("id"), str) or rec["id"] not in by_id:
             _fail(f"{f}.id", rec.get("id"), f"unknown unit id (R01..R{len(eng.side_units[0]):02d}, M01..M{len(eng.side_units[1]):02d})")
         if rec["id"] in seen:
             _fail(f"{f}.id", rec["id"], "unit listed twice")

@@ -83,6 +83,7 @@ A_ACTIVATE, A_ACT_START, A_END_ACT, A_FLIGHT, A_FIRE, A_RESOLVE, A_AFTER_ROLL, A
     A_HEROIC, A_SETUP_DONE = range(40, 51)
 
 STACK_DEPTH = 160
+BIG = 10 ** 6  # counters (activations, decisions, Flight Points) far above any game's (positions, options)
 TASK_WIDTH = 10
 
 

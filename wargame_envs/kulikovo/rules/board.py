@@ -17,7 +17,7 @@ from ..state import (
 )
 from .kstate import log
 from .leaders import check_ambush_los, kill_leader, leaders_at, nearest_friend
-from .tables import TV_V_STANDARD
+from .tables import TV_V_RETIRED, TV_V_STANDARD
 from .zoc import zoc_fill
 
 
@@ -35,11 +35,11 @@ def count_activation(c):
 
 @kernel
 def flight_points(c, T, p):
-    """16.0: the side's Flight Points so far, each of its Retired units counting one more."""
+    """16.0: the side's Flight Points so far, each of its Retired units counting ``victory.retired`` (1) more."""
     n = c.fp[p]
     for u in range(T.side_ufirst[p], T.side_uend[p]):
         if c.u_status[u] == RETIRED:
-            n += 1
+            n += T.tv[TV_V_RETIRED]
     return n
 
 

@@ -23,18 +23,19 @@ from ...core.engine import Engine
 from ...core.errors import IllegalActionError, ScenarioError
 from ...core.events import EventBuffer
 from ...core.options import Option, check_options
+from ...core.scenario import check_data_dir
 from ..actions import FACING_NAMES, N_CMD_SLOTS, N_LEADER_SLOTS, N_UNIT_SLOTS, ActionLayout
 from ..data import PLAYERS, TYPES, H, L, M, R, Scenario, load_scenario
 from ..events import PLAYER_NAMES, format_events
 from ..geometry import CLS_HM, CLS_L, CLS_LEG, geometry_for
 from ..state import (
-    A_ACT_START, A_ACTIVATE, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_FLIGHT, A_HEROIC, A_POST,
-    A_RESOLVE, D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT,
-    D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH,
-    D_SETUP_DMITRI, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES,
-    DISORDERED, ELIMINATED, G_AMBUSH_PLACED, G_FD, G_MAX_ACT, G_OVER, G_SETUP_FREE, G_SP,
-    G_ACTIVATIONS, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES, LF_FD, LF_OC,
-    LF_REAL, NORMAL, RETIRED, STACK_DEPTH, STATUS_NAMES, TASK_WIDTH, state_class,
+    BIG, A_ACT_START, A_ACTIVATE, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_FLIGHT, A_HEROIC, A_POST, A_RESOLVE,
+    D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL,
+    D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH, D_SETUP_DMITRI,
+    D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES, DISORDERED,
+    ELIMINATED, G_AMBUSH_PLACED, G_FD, G_MAX_ACT, G_OVER, G_SETUP_FREE, G_SP, G_ACTIVATIONS, G_TRUNC, G_WINNER,
+    HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES, LF_FD, LF_OC, LF_REAL, NORMAL, RETIRED, STACK_DEPTH,
+    STATUS_NAMES, TASK_WIDTH, state_class,
 )
 from .hidden import HiddenInfoMixin
 from .handles import bound_address
@@ -47,7 +48,8 @@ from .turn import GAME_OVER, k_options, k_progress, k_ratings, k_reveal, k_settl
 RESET_OPTIONS = {
     "setup": Option(str, "historical", choices=("historical", "free")),
     "false_dmitri": Option(bool, False),
-    "max_activations": Option(int, None, low=0),  # None: the position's, else DEFAULT_MAX_ACTIVATIONS; 0: no limit
+    # None: the position's, else DEFAULT_MAX_ACTIVATIONS; 0: no limit
+    "max_activations": Option(int, None, low=0, high=BIG),
     "ambush_hexes": Option(object, None),  # six hex ids; their content is checked by _initial (15.2)
     "position": Option(object, None),  # checked by position.build_state
 }
@@ -63,6 +65,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
     AUTO = AUTO
 
     def __init__(self, data_dir: str | Path | None = None):
+        check_data_dir(data_dir)
         sc = load_scenario(data_dir)
         self._init_tables(sc)
         self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
@@ -236,7 +239,13 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
     # ----------------------------------------------------------- lifecycle
     def new_state(self, options: dict[str, Any] | None, dice):
         s = self.initial_state(options)
-        self._settle(s, dice)
+        try:
+            self._settle(s, dice)
+        except RuntimeError as e:  # the compiled rules' own guard, reached from a hand-made task stack
+            if not isinstance(options, dict) or options.get("position") is None:
+                raise
+            raise ScenarioError(f"position: field 'internal.stack': the rules cannot go on from this task stack "
+                                f"({e})") from None
         return s
 
     def initial_state(self, options: dict[str, Any] | None):
@@ -425,14 +434,14 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         return np.array([self.flight_points(s, 1), self.flight_points(s, 0)], dtype=np.float32)
 
     def flight_points(self, s, p: int) -> int:
-        """16.0: the side's Flight Points so far, each of its Retired units counting one more."""
+        """16.0: the side's Flight Points so far, each of its Retired units counting ``victory.retired`` (1) more."""
         return self.both_flight_points(s)[p]
 
     def both_flight_points(self, s) -> tuple[int, int]:
         (a0, b0), (a1, b1) = self._side_span
-        st = s.u_status
-        return (int(s.fp[0]) + int(np.count_nonzero(st[a0:b0] == RETIRED)),
-                int(s.fp[1]) + int(np.count_nonzero(st[a1:b1] == RETIRED)))
+        st, per = s.u_status, self.sc.victory["retired"]
+        return (int(s.fp[0]) + per * int(np.count_nonzero(st[a0:b0] == RETIRED)),
+                int(s.fp[1]) + per * int(np.count_nonzero(st[a1:b1] == RETIRED)))
 
     def decision_name(self, s) -> str:
         if s.g[G_OVER]:
