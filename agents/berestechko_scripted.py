@@ -609,7 +609,8 @@ def score_choose_die(k, g, dist, cache, player, mask, scores):
                     memo[u] = activation_score(k, g, dist, cache, player, u)
                 best = memo[u] if first else max(best, memo[u])
                 first = False
-        scores[o + OPT.buy_activation] = best - BUY_ACTIVATION_THRESHOLD if spare and g.sc[S.SPENT] >= 2 else -1.0
+        thrown_out = g.sc[S.SPENT] >= k.DICE_SPENT
+        scores[o + OPT.buy_activation] = best - BUY_ACTIVATION_THRESHOLD if spare and thrown_out else -1.0
 
 
 @kernel

@@ -183,3 +183,27 @@ def test_corrupt_or_mismatched_record_names_the_problem(tmp_path):
     broken.write_text(GOLDEN.read_text()[:500], encoding="utf-8")
     with pytest.raises(RecordError, match="not valid JSON"):
         GameRecord.load(broken)
+
+
+
+def test_4_1_the_dice_a_throw_spends_come_from_the_data_file(tmp_path):
+    """``rules.dice_spent_per_throw`` (2 as printed, 4.1) is how many dice a throw spends before it may end:
+    two dice used, the printed rules let the throw end; with 3 in the data file the third die must be used too.
+    ``dice_per_throw`` is fixed at three (the state, observation and action layout hold three dice): another
+    value is refused by name."""
+    pos = {"round": 1, "active": "polish_lithuanian", "throws": 1,
+           "units": {"Zemska": {"hex": "22"}, "Hrunka": {"hex": "32"}, "Kalga": {"hex": "55"}, "Bohun": {"hex": "62"},
+                     "Wagon (Bohun)": {"hex": "62"}, "Wolff": {"hex": "13"}},
+           "commands": {"polish_lithuanian": {"reconnaissance": 0, "interaction": 0},
+                        "cossack_tatar": {"reconnaissance": 0, "interaction": 0}},
+           "dice": [5, 1, 4], "dice_used": [True, True, False], "decision": "choose_die"}
+    three = BerestechkoEngine(_broken_copy(tmp_path, "dice_spent_per_throw = 2", "dice_spent_per_throw = 3"))
+    for eng, may_end in ((ENGINE, True), (three, False)):
+        s = eng.new_state({"position": pos}, Dice(0))
+        moves = [eng.action_to_str(s, a) for a in eng.legal_actions(s)]
+        assert ("end the throw" in moves) == may_end, moves
+        assert may_end or moves, "the third die is to be used"
+        assert 0.0 <= eng.observe(s, 0).min() and eng.observe(s, 0).max() <= 1.0
+    (tmp_path / "four").mkdir()
+    with pytest.raises(ScenarioError, match=r"rules\.dice_per_throw"):
+        load_scenario(_broken_copy(tmp_path / "four", "dice_per_throw = 3", "dice_per_throw = 4"))

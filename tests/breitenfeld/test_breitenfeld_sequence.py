@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from bf_helpers import ALLIED, IMPERIAL, E, corps, decision, hexa, legal, legal_hexes, play, start, unit
+from bf_helpers import ALLIED, IMPERIAL, E, corps, decision, hexa, legal, legal_hexes, play, position, start, unit
 
 from wargame_envs.breitenfeld import actions as A
 from wargame_envs.core import Dice, ScriptedDice
@@ -129,6 +129,27 @@ def test_4_1_c_leadership_three_chit_may_activate_another_corps_once_per_turn():
     play(s, d, corps("allied_center"))
     pos = E.to_position(s)
     assert pos["active_corps"] == "allied_center" and pos["cup"] == ["allied_right"]
+
+
+def test_4_1_c_the_leadership_that_allows_the_exchange_comes_from_the_data_file(tmp_path):
+    """``command.exchange_leadership`` (rules.toml, 3 as printed): raised to 4, Gustavus (3) may no longer
+    exchange his corps' drawn chit, and the drawn corps is activated at once."""
+    import shutil
+
+    from wargame_envs.breitenfeld.data import DATA_DIR
+    from wargame_envs.breitenfeld.rules import BreitenfeldEngine
+
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    text = (d / "rules.toml").read_text()
+    assert "exchange_leadership = 3" in text
+    (d / "rules.toml").write_text(text.replace("exchange_leadership = 3", "exchange_leadership = 4"))
+    eng = BreitenfeldEngine(d)
+    pos = position({"SR1": "0520", "SC1": "0510"}, leaders={"gustavus": "0520", "teuffel": "0510"},
+                   phase="activation", turn=10, cup=["allied_center", "allied_right"])
+    s = eng.new_state({"position": pos}, ScriptedDice([1]))
+    assert eng.decision_name(s) != "swap"
+    assert eng.to_position(s)["active_corps"] == "allied_right"
 
 
 def test_4_1_c_turn_ends_chit_added_with_two_chits_left():

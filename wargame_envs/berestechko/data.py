@@ -29,6 +29,8 @@ RULE_KEYS = (
 #: the largest value a rule or victory number may take: the compiled rules hold them (and the sums of victory
 #: points over a game) in 32-bit integers, and no sensible scenario comes near it
 RULE_VALUE_MAX = 10 ** 6
+#: dice in a throw (4.1): fixed, since the state, the observation and the action layout are built around them
+DICE_PER_THROW = 3
 VICTORY_KEYS = (
     "destroyed_enemy_unit", "disorganized_enemy_unit", "destroyed_wagon", "unit_in_camp",
     "tatars_withdrawn_end", "battle_continued_end",
@@ -104,6 +106,10 @@ def load_scenario(data_dir: str | Path | None = None) -> Scenario:
     rules_node = root.table("rules")
     rules_node.source()
     rules = {k: rules_node.get(k, int, min=0, max=RULE_VALUE_MAX) for k in RULE_KEYS}
+    # 4.1: the state, the observation and the action layout hold one throw's three dice; of those a throw spends
+    # 1..3 (two as printed) before it may end
+    rules["dice_per_throw"] = rules_node.get("dice_per_throw", int, choices=(DICE_PER_THROW,))
+    rules["dice_spent_per_throw"] = rules_node.get("dice_spent_per_throw", int, min=1, max=DICE_PER_THROW)
     victory_node = root.table("victory")
     victory_node.source()
     victory = {k: victory_node.get(k, int, min=0, max=RULE_VALUE_MAX) for k in VICTORY_KEYS}

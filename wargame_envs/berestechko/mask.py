@@ -19,7 +19,7 @@ def legal_mask(k, g, mask):
     o = k.A_OPTION
     p = g.sc[S.ACTIVE]
     if phase == Phase.CHOOSE_DIE:
-        if g.sc[S.SPENT] < 2:
+        if g.sc[S.SPENT] < k.DICE_SPENT:
             for i in range(3):
                 if g.used[i]:
                     continue
@@ -32,7 +32,7 @@ def legal_mask(k, g, mask):
             mask[o + OPT.buy_activation] = True
         if g.cmd[p, RECON] >= k.RECOVERY_COST and Q.any_recoverable(k, g, p):
             mask[o + OPT.buy_recovery] = True
-        if g.sc[S.SPENT] >= 2:
+        if g.sc[S.SPENT] >= k.DICE_SPENT:
             mask[o + OPT.end_throw] = True
     elif phase == Phase.DIE_COMMAND:
         mask[o + OPT.gain_reconnaissance] = True
@@ -98,7 +98,7 @@ def mask_select_unit(k, g, mask):
     with its wagon, paying a second die of the same value or 2 interaction."""
     p, value = g.sc[S.ACTIVE], g.sc[S.SOURCE]
     second_die = False
-    if value and g.sc[S.SPENT] < 2:
+    if value and g.sc[S.SPENT] < k.DICE_SPENT:
         for i in range(3):
             if not g.used[i] and g.dice[i] == value:
                 second_die = True

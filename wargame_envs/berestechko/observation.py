@@ -114,7 +114,7 @@ def observe(k, g, p, obs):
             obs[f + 6 * i + g.dice[i] - 1] = 1.0
         obs[f + 18 + i] = g.used[i]
     f += 21
-    obs[f] = g.sc[S.SPENT] * 0.5
+    obs[f] = g.sc[S.SPENT] / k.DICE_SPENT
     obs[f + 1] = g.cmd[p, RECON] / 3.0
     obs[f + 2] = g.cmd[p, INTERACTION] / 3.0
     obs[f + 3] = g.cmd[1 - p, RECON] / 3.0

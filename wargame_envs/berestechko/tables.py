@@ -28,7 +28,7 @@ K_SCALARS = (
     "H", "U", "NC",                         # hexes, counters, combat units (wagons are NC .. U - 1)
     # rules constants (data/scenario.toml [rules])
     "ROUNDS", "ACTS_LIMIT", "COMMAND_CAP", "ACTIVATION_COST", "RECOVERY_COST", "RETREAT_BEFORE_COST",
-    "TAKE_CHOICE_COST", "ATTACK_COST", "ARTILLERY_COST", "SPIRIT_MAX", "AUTO_VICTORY",
+    "TAKE_CHOICE_COST", "ATTACK_COST", "ARTILLERY_COST", "SPIRIT_MAX", "AUTO_VICTORY", "DICE_SPENT",
     # victory points (data/scenario.toml [victory], 10)
     "VP_DESTROYED_UNIT", "VP_DISORGANIZED_UNIT", "VP_DESTROYED_WAGON", "VP_CAMP", "VP_TATARS_END",
     "VP_CONTINUED_END",
@@ -84,7 +84,7 @@ def pack_tables(sc: Scenario, codec, obs_layout) -> tuple[np.ndarray, np.dtype]:
         ACTIVATION_COST=r["additional_activation_cost"], RECOVERY_COST=r["recovery_cost"],
         RETREAT_BEFORE_COST=r["retreat_before_combat_cost"], TAKE_CHOICE_COST=r["take_choice_cost"],
         ATTACK_COST=r["declared_attack_cost"], ARTILLERY_COST=r["artillery_cost"], SPIRIT_MAX=r["tatar_spirit_max"],
-        AUTO_VICTORY=r["automatic_victory_destroyed"],
+        AUTO_VICTORY=r["automatic_victory_destroyed"], DICE_SPENT=r["dice_spent_per_throw"],
         VP_DESTROYED_UNIT=v["destroyed_enemy_unit"], VP_DISORGANIZED_UNIT=v["disorganized_enemy_unit"],
         VP_DESTROYED_WAGON=v["destroyed_wagon"], VP_CAMP=v["unit_in_camp"], VP_TATARS_END=v["tatars_withdrawn_end"],
         VP_CONTINUED_END=v["battle_continued_end"],

@@ -97,6 +97,7 @@ class BreitenfeldData:
     release_turn: tuple[int, int]                 # per side: may move from this turn on
     release_distance: int
     all_in_command_turns: int
+    exchange_leadership: int                      # 4.1 C: a corps with a leader this good may swap its chit
     undisrupt_on: int
     max_roll: int
     disrupted_hexes: int
@@ -412,6 +413,7 @@ def _load(d: Path) -> BreitenfeldData:
         release_turn=(rel.get("allied_turn", int, min=1, max=99), rel.get("imperial_turn", int, min=1, max=99)),
         release_distance=rel.get("allied_distance", int, min=0, max=99),
         all_in_command_turns=cmd.get("all_in_command_turns", int, min=0, max=99),
+        exchange_leadership=cmd.get("exchange_leadership", int, min=0, max=99),
         undisrupt_on=dis.get("undisrupt_on", int, min=1, max=7),
         max_roll=dis.get("max_roll", int, min=1, max=12),
         disrupted_hexes=dis.get("disrupted_hexes", int, min=0, max=20),

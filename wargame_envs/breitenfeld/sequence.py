@@ -118,11 +118,11 @@ def artillery_step(buf, T, dv, ds, ev, evn, work):
 
 @kernel
 def three_leader(buf, T, corps):
-    """4.1 C: the corps has a leadership-3 leader on the map (Gustavus: the chit exchange)."""
+    """4.1 C: the corps has a "3" leader (``exchange_leadership``) on the map (Gustavus: the chit exchange)."""
     l_hex = fields(buf, T)[4]
     for k in range(T.corps_n_leaders[corps]):
         l = T.corps_leaders[corps, k]
-        if l_hex[l] >= 0 and T.leader_value[l] >= 3:
+        if l_hex[l] >= 0 and T.leader_value[l] >= T.exchange_leadership:
             return True
     return False
 

@@ -25,7 +25,7 @@ from .state import RESULT_CODES
 SCALARS = (
     "nu", "nl", "na", "nc", "nh", "n_armies", "corps0", "piece0", "hex0", "n_actions", "turns", "saxon_army",
     "swede_army", "saxon_exit", "vp_per_sp", "vp_per_art", "exit_scores", "release_distance",
-    "all_in_command_turns", "undisrupt_on", "max_roll", "disrupted_hexes", "demoralized_hexes", "charge_min_hexes",
+    "all_in_command_turns", "exchange_leadership", "undisrupt_on", "max_roll", "disrupted_hexes", "demoralized_hexes", "charge_min_hexes",
     "charge_mult", "vis_moderate_undisrupt_on", "vis_restricted_range",
 )
 ARRAYS = (
@@ -62,6 +62,7 @@ def kernel_tables(D) -> Tables:
         saxon_army=army("saxons"), swede_army=army("swedes"), saxon_exit=int(D.saxon_exit),
         vp_per_sp=D.vp_per_sp, vp_per_art=D.vp_per_art, exit_scores=int(D.exit_scores),
         release_distance=D.release_distance, all_in_command_turns=D.all_in_command_turns,
+        exchange_leadership=D.exchange_leadership,
         undisrupt_on=D.undisrupt_on, max_roll=D.max_roll, disrupted_hexes=D.disrupted_hexes,
         demoralized_hexes=D.demoralized_hexes, charge_min_hexes=D.charge_min_hexes, charge_mult=D.charge_mult,
         vis_moderate_undisrupt_on=D.vis_moderate_undisrupt_on, vis_restricted_range=D.vis_restricted_range,
