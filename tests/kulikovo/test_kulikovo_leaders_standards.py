@@ -151,6 +151,27 @@ def test_15_2_ambush_placed_on_mongol_line_of_sight():
     assert pos_of(s, "R45")["hex"] == "3421"
 
 
+def test_13_3_a_leader_on_his_own_standard_joins_the_nearest_unit_when_his_unit_is_lost():
+    """13.3 "If he survives, but the combat unit does not, place the leader with the nearest unit from his
+    Command": the Front line commander on the Horde Standard (5020), whose Disordered R is eliminated there (E+CA),
+    joins the Front line R at 4512 and is not left alone on the Standard hex, where the Russian advance would
+    capture him with it (C28)."""
+    eng = engine()
+    x = eng.grid.ids[eng.geo.nbr[hx("5020")][3]]
+    back = next(dd for dd in range(6) if eng.grid.ids[eng.geo.nbr[hx(x)][dd]] == "5020")
+    s, d = new([{"id": "R22", "hex": x, "facing": back}, {"id": "M03", "hex": "5020", "status": "disordered"},
+                {"id": "M04", "hex": "4512", "facing": 3}],
+               [leader("Dmitri", "3012"), leader("Front line commander", "5020")],
+               to_move={"player": "russian", "activate": "Supreme", "free": False}, dice=[8, 0, 9, 9, 9, 9])
+    play(s, d, A("OPT", "PASS"), A("UNIT", "R22"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", "5020"))
+    text = log_text(s)
+    assert "-> E+CA" in text and "Front line commander: DR 0 - 3 = -3 -> survives" in text
+    assert "captures the Mongol Standard" in text
+    assert "Front line commander alone in 5020 is captured" not in text
+    front = next(ld for ld in eng.summary(s)["leaders"] if ld["name"] == "Front line commander")
+    assert front["hex"] == "4512" and front["state"] == "active"
+
+
 def _ambush_seen_by_m13():
     """M13 steps to the edge of the Green Oak Wood and sees the Regiment, which is placed (not activated)."""
     eng = engine()

@@ -180,9 +180,7 @@ def displace_leaders(c, T, h, p):
     n = leaders_at(c, T, h, p, ls)
     if n == 0:
         return
-    if c.std_hex[p] == h and not c.std_captured[p]:
-        return  # leaders with their own Standard stay there
-    zoc_fill(c, T, p)
+    zoc_fill(c, T, p)  # (a leader on his own Standard's hex is no exception: 13.3 knows none; C28)
     for i in range(n):
         l = ls[i]
         surrounded = True
