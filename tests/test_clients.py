@@ -80,14 +80,14 @@ def selfplay_env(battle: str, side: int, **kw):
     return SelfPlayEnv(battle, pool, learner_side=side, **kw)
 
 
-@pytest.mark.parametrize("side", [0, 1])
+@pytest.mark.parametrize("side", [0, 1, "alternate"])
 @pytest.mark.parametrize("battle", BATTLES)
 def test_sb3_and_gymnasium_env_checkers_pass_with_illegal_action_lose(battle, side):
     pytest.importorskip("stable_baselines3")
     from gymnasium.utils.env_checker import check_env as gymnasium_check_env
     from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-    env = selfplay_env(battle, side, illegal_action="lose")
+    env = selfplay_env(battle, side, illegal_action="lose")  # "alternate": the README's default (a seed fixes the side)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*illegal_action='lose'")
         sb3_check_env(env)

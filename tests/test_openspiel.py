@@ -156,3 +156,69 @@ def test_readme_openspiel_snippet_runs(capsys):
     (code,) = re.findall(r"```python\n(.*?)```", section, flags=re.S)
     exec(compile(code, "README.md OpenSpiel snippet", "exec"), {"__name__": "__readme__"})
     assert capsys.readouterr().out.strip() in ("[1.0, -1.0]", "[-1.0, 1.0]")
+
+
+# ---------------------------------------------------------------- copies: pickle, deepcopy, serialize
+def _continue(state, rng, steps):
+    """Plays ``steps`` random decisions (or to the end) and returns what each player saw at each one."""
+    game, out = state.get_game(), []
+    imperfect = game.get_type().information == pyspiel.GameType.Information.IMPERFECT_INFORMATION
+    for _ in range(steps):
+        if state.is_terminal():
+            break
+        legal = state.legal_actions()
+        seen = [state.observation_string(p) for p in range(2)] + [tuple(state.observation_tensor(p)) for p in range(2)]
+        if imperfect:
+            seen += [state.information_state_string(p) for p in range(2)]
+        action = int(rng.choice(legal))
+        out.append((state.current_player(), legal, action, seen, state.action_to_string(action)))
+        state.apply_action(action)
+    out.append((state.is_terminal(), state.returns(), state.history(), state.move_number(), state._core.decisions,
+                state._core.state.digest(), str(state)))
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(openspiel.GAMES))
+def test_games_and_states_pickle_and_continue_the_same_game(name):
+    """pickle round trips of a game and of a mid-game state (alone, with its game, and by deepcopy): the copy plays
+    on exactly as the original (same dice), and the copied game makes the initial states the original would."""
+    import copy
+    import pickle
+
+    game = pyspiel.load_game(name, {"seed": 5, "max_decisions": 120})
+    state = game.new_initial_state()
+    _continue(state, np.random.default_rng(0), 30)
+    g2, s2 = pickle.loads(pickle.dumps((game, state)))
+    assert g2 == game and g2.get_parameters() == game.get_parameters() and s2.get_game() is g2
+    assert s2._core.shared is g2._shared and g2._shared is not game._shared
+    assert s2.history() == state.history() and s2._core.state == state._core.state
+    alone = pickle.loads(pickle.dumps(state))
+    deep = copy.deepcopy(state)
+    # the copied game's generator is where the original's was: the same next initial state
+    first, again = g2.new_initial_state(), game.new_initial_state()
+    assert first._core.state == again._core.state
+    assert _continue(first, np.random.default_rng(9), 20) == _continue(again, np.random.default_rng(9), 20)
+    expected = _continue(state, np.random.default_rng(1), 1000)
+    assert expected[-1][0] and len(expected) > 80  # to the end (max_decisions)
+    for copied in (s2, alone, deep):
+        assert _continue(copied, np.random.default_rng(1), 1000) == expected
+
+
+@pytest.mark.parametrize("name", sorted(openspiel.GAMES))
+def test_serialize_round_trip_shares_the_game_and_leaves_its_generator(name):
+    game = pyspiel.load_game(name, {"seed": 2, "max_decisions": 60})
+    state = game.new_initial_state()
+    _continue(state, np.random.default_rng(0), 15)
+    before = game._shared.rng.bit_generator.state
+    copied = game.deserialize_state(state.serialize())
+    assert game._shared.rng.bit_generator.state == before
+    assert copied._core.shared is game._shared and copied.history() == state.history()
+    assert _continue(copied, np.random.default_rng(3), 100) == _continue(state, np.random.default_rng(3), 100)
+
+
+def test_serialize_game_and_state_is_not_supported():
+    """Documented in wargame_envs/openspiel.py: OpenSpiel writes a sampled-stochastic game's RNG state, which a
+    Python game cannot provide (pickle works instead)."""
+    game = pyspiel.load_game("python_berestechko", {"seed": 1})
+    with pytest.raises(pyspiel.SpielError, match="GetRNGState"):
+        pyspiel.serialize_game_and_state(game, game.new_initial_state())

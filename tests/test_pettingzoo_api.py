@@ -23,6 +23,39 @@ def test_seed(battle):
 
 
 @pytest.mark.parametrize("battle", BATTLES)
+def test_a_seeded_env_stays_reproducible_through_seedless_resets(battle):
+    """Gymnasium's convention: after reset(seed=...), a plain reset() continues a seeded generator, so two envs
+    seeded alike play the same games; an env never seeded draws from the OS."""
+    import pickle
+
+    def games(env, seeds):
+        out = []
+        for seed in seeds:
+            env.reset(seed=seed)
+            out.append(env.unwrapped.record.seed)
+        return out
+
+    a, b = make(battle), make(battle)
+    assert games(a, [7, None, None]) == games(b, [7, None, None])
+    assert len(set(games(a, [7, None, None]))) == 3
+    assert games(make(battle), [None])[0] != games(make(battle), [None])[0]
+    c = pickle.loads(pickle.dumps(a))  # an env from make() pickles, its generator included
+    assert games(c, [None]) == games(a, [None])
+
+
+@pytest.mark.parametrize("battle", BATTLES)
+def test_human_render_mode_draws_on_reset_and_on_step(battle, monkeypatch):
+    env = make(battle, render_mode="human")
+    calls = []
+    monkeypatch.setattr(type(env.unwrapped), "render", lambda self: calls.append(1))
+    env.reset(seed=1)
+    assert calls == [1]
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"])[0]))
+    assert calls == [1, 1]
+
+
+@pytest.mark.parametrize("battle", BATTLES)
 def test_render_modes(battle, capsys):
     render_test(lambda render_mode=None: make(battle, render_mode=render_mode))
     env = make(battle, render_mode="rgb_array")

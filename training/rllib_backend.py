@@ -144,8 +144,9 @@ class WargameSelfPlayEnv(MultiAgentEnv):
         if self.pool is None:
             self.seats, self.opponent = (0, 1), None
         else:
-            if side is None:
-                side, self._next_side = self._next_side, 1 - self._next_side
+            if side is None:  # alternate; a seed fixes the side (its parity), so that reset(seed=s) replays a game
+                side = int(seed) % 2 if seed is not None else self._next_side
+                self._next_side = 1 - side
             self.seats = (int(side),)
             self.opponent = self.pool.entries[name] if name is not None else self.pool.sample(int(side), self._rng)
             self.opponent.agent.reset(int(self._rng.integers(2**63 - 1)))

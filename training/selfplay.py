@@ -226,7 +226,8 @@ def play_games(engine, seats, games: int, seed: int = 0, max_steps: int = 2000) 
 class SelfPlayEnv(gym.Env):
     """One learner side against an opponent drawn from ``pool`` at each reset (see module doc).
 
-    ``learner_side``: ``"alternate"`` (``first_side``, then the other, ...) or a fixed ``0``/``1``.
+    ``learner_side``: ``"alternate"`` (``first_side``, then the other, ...; a ``reset(seed=s)`` plays side ``s % 2``, so
+    that the same seed replays the same game) or a fixed ``0``/``1``.
     ``max_steps`` bounds the decisions of one game (both sides): past it the episode is truncated.
     ``reset(options=...)`` accepts ``learner_side`` (0/1), ``opponent`` (a pool name), ``dice`` (a
     :class:`Dice`, e.g. scripted) and the engine's own options (``position``, ``variant``...).
@@ -285,9 +286,11 @@ class SelfPlayEnv(gym.Env):
         super().reset(seed=seed)
         options = dict(options or {})
         side = options.pop("learner_side", None)
-        if side is None:
-            side = self._next_side if self.learner_side_mode == "alternate" else self.learner_side_mode
-            self._next_side = 1 - self._next_side
+        if side is None and self.learner_side_mode != "alternate":
+            side = self.learner_side_mode
+        elif side is None:  # alternate; a seed fixes the side (its parity), so that reset(seed=s) replays a game
+            side = int(seed) % 2 if seed is not None else self._next_side
+            self._next_side = 1 - side
         self.side = int(side)
         name = options.pop("opponent", None)
         self.opponent = self.pool.entries[name] if name is not None else self.pool.sample(self.side, self.np_random)

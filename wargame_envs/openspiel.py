@@ -8,7 +8,11 @@ wargame_envs``. Each game wraps the battle's :class:`~wargame_envs.core.engine.E
 * chance is **sampled** (``ChanceMode.SAMPLED_STOCHASTIC``): there are no chance nodes, each state rolls
   its own :class:`~wargame_envs.core.dice.Dice` inside ``apply_action``. A state made by
   ``new_initial_state()`` gets a dice seed from the game's generator (parameter ``seed``, -1: random),
-  so the same seed and actions replay the same games. ``clone()`` copies the dice too (OpenSpiel's
+  so the same seed and actions replay the same games. Each call draws the next seed: two initial states of
+  one game roll different dice, and replaying ``state.history()`` on a new initial state does not give the
+  same game back (copy the state: ``clone()``, pickle or ``serialize()``). OpenSpiel's ``clone()`` and
+  ``deserialize_state()`` make their state with ``new_initial_state()`` too, so a ``clone()`` advances the
+  game's generator (``deserialize_state`` puts it back). ``clone()`` copies the dice too (OpenSpiel's
   contract, checked by ``random_sim_test``: a clone and its original given the same actions stay
   equal). A bot that searches on clones of the real state would therefore search with the rolls the
   game is about to make: hand it ``state.resample_from_infostate(player)`` instead, which has fresh
@@ -18,6 +22,18 @@ wargame_envs``. Each game wraps the battle's :class:`~wargame_envs.core.engine.E
   ``false_dmitri``) the real Dmitri from the Mongol. ``resample_from_infostate`` (IS-MCTS) redraws what
   the player cannot see with ``engine.sample_hidden`` and gives the sample fresh dice;
 * Berestechko and Breitenfeld are perfect information (observation string and tensor only).
+
+Copies (the dice go with the state, so a copy rolls what the original would):
+
+* ``pickle`` works on games and states (``pickle.dumps(game)``, ``pickle.dumps(state)``, ``copy.deepcopy``):
+  a game is rebuilt from its name and parameters with its generator's state, a state with its game, its
+  history and its engine state, dice and decision count, and plays on exactly as the original;
+* ``state.serialize()`` / ``game.deserialize_state(text)`` round-trip a state of that game (OpenSpiel's
+  text form of a Python state: history, move number and the pickled Python attributes);
+* **not supported**: ``pyspiel.serialize_game_and_state`` / ``deserialize_game_and_state`` and hence
+  ``random_sim_test(..., serialize=True)``: for a ``SAMPLED_STOCHASTIC`` game OpenSpiel writes the game's
+  RNG state (``Game::GetRNGState``), which pyspiel does not let a Python game provide ("GetRNGState
+  unimplemented"). Pickle the game and state instead.
 
 Game parameters: ``seed`` (int, -1 = random), ``max_decisions`` (int, 0 = the battle's own end; else
 the game ends as a draw after that many decisions: short games for tests and search budgets) and the
@@ -55,6 +71,7 @@ class _Shared:
     state's attributes, and this one is shared, not copied."""
 
     def __init__(self, battle: str, params: dict):
+        self.battle, self.params = battle, dict(params)
         self.engine = make_engine(battle)
         self.options = {k: v for k, v in params.items() if k not in ("seed", "max_decisions")}
         self.max_decisions = int(params["max_decisions"])
@@ -66,6 +83,13 @@ class _Shared:
 
     def __deepcopy__(self, memo):
         return self
+
+    def __reduce__(self):
+        # pickled (a state's ``serialize()``) as what rebuilds it: battle, parameters and the generator's state
+        return _Shared, (self.battle, self.params), {"rng": self.rng.bit_generator.state}
+
+    def __setstate__(self, state: dict) -> None:
+        self.rng.bit_generator.state = state["rng"]
 
 
 class _Core:
@@ -94,6 +118,22 @@ def _copy_state(state):
     copy = state.clone()
     copy.log = list(state.log)
     return copy
+
+
+def _load_game(short_name: str, params: dict, rng_state: dict):
+    """Unpickles a game (``WargameGame.__reduce__``): the game of these parameters, its generator where the
+    pickled game's was."""
+    import pyspiel
+
+    register()
+    game = pyspiel.load_game(short_name, params)
+    game._shared.rng.bit_generator.state = rng_state
+    return game
+
+
+def _load_state(game, data: str):
+    """Unpickles a state (``State.__reduce__``): ``data`` is its ``serialize()``."""
+    return game.deserialize_state(data)
 
 
 def register() -> None:
@@ -144,6 +184,20 @@ def _game_class(pyspiel, short_name: str):
             dice = Dice(shared.new_seed())
             state._core = _Core(shared, shared.engine.new_state(shared.options, dice), dice)
             return state
+
+        def deserialize_state(self, data: str):
+            """``state.serialize()`` back to a state of this game, sharing its engine and generator (OpenSpiel
+            makes it with ``new_initial_state()``: the generator's draw for it is undone)."""
+            rng = self._shared.rng.bit_generator
+            before = rng.state
+            state = super().deserialize_state(data)
+            rng.state = before
+            state._core.shared = self._shared
+            return state
+
+        def __reduce__(self):
+            # pyspiel pickles a game with its RNG state (Game::GetRNGState), which a Python game cannot provide
+            return _load_game, (short_name, dict(self._shared.params), self._shared.rng.bit_generator.state)
 
         def make_py_observer(self, iig_obs_type=None, params=None):
             if params:
@@ -233,6 +287,10 @@ def _state_class():
 
         def __str__(self):
             return self._engine.render_ansi(self._core.state)
+
+        def __reduce__(self):
+            # pyspiel pickles a state with serialize_game_and_state, which needs the game's RNG state (unsupported)
+            return _load_state, (self.get_game(), self.serialize())
 
     return State
 

@@ -223,3 +223,92 @@ def test_game_record_replays_bit_exactly(tmp_path):
     path = e.record.save(tmp_path / "game.json")
     _, final = replay_final(GameRecord.load(path))
     assert final == e.game_state
+
+
+# ---------------------------------------------------------------- copies: deepcopy and pickle (tree search, workers)
+def _trace(e, rng, steps):
+    """``steps`` random decisions of ``e`` (or up to the game's end): per decision what each player observes, the
+    mask, the rewards, the ends and the position's digest (equal traces: the same game)."""
+    out = []
+    for _ in range(steps):
+        if not e.agents:
+            break
+        agent = e.agent_selection
+        if e.terminations[agent] or e.truncations[agent]:
+            e.step(None)
+            continue
+        obs = {a: e.observe(a) for a in e.possible_agents}
+        legal = np.flatnonzero(obs[agent]["action_mask"])
+        action = int(legal[rng.integers(legal.size)])
+        e.step(action)
+        seen = {a: (o["observation"].tobytes(), o["action_mask"].tobytes()) for a, o in obs.items()}
+        out.append((agent, action, seen,
+                    dict(e.rewards), dict(e._cumulative_rewards), dict(e.terminations), dict(e.truncations),
+                    e.game_state.digest(), e.game_state.log[-3:]))
+    return out
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle"])
+@pytest.mark.parametrize("wrapped", [False, True])
+def test_a_copied_env_continues_the_same_game(how, wrapped):
+    """copy.deepcopy and pickle round trips of the raw env and of ``wargame_envs.make`` 's env, mid-game with the
+    Ambush Regiment hidden and the false Dmitri: the copy plays on exactly as the original (same observations,
+    masks, rewards and dice), and the original is untouched by the copy."""
+    import copy
+    import pickle
+
+    import wargame_envs
+    from wargame_envs.kulikovo.state import G_AMBUSH_PLACED
+
+    options = {"false_dmitri": True, "max_activations": 20}
+    e = wargame_envs.make("kulikovo", options=options) if wrapped else raw_env(options=options)
+    e.reset(seed=11)
+    _trace(e, np.random.default_rng(1), 40)
+    assert not e.unwrapped.game_state.g[G_AMBUSH_PLACED]  # the hidden regiment's LOS rows: the tables grow later
+    before = e.unwrapped.game_state.clone()
+    c = copy.deepcopy(e) if how == "deepcopy" else pickle.loads(pickle.dumps(e))
+    assert type(c) is type(e) and c.unwrapped.engine is not e.unwrapped.engine
+    assert c.unwrapped.game_state == before and c.unwrapped.game_state.log == e.unwrapped.game_state.log
+    first = _trace(c, np.random.default_rng(2), 3000)  # the copy first: the original's engine is not used meanwhile
+    assert e.unwrapped.game_state == before
+    second = _trace(e, np.random.default_rng(2), 3000)
+    assert first == second and len(first) > 50 and not c.agents  # the whole rest of the game
+    # copies of copies, and a copy of a fresh (never bound) engine
+    eng = pickle.loads(pickle.dumps(copy.deepcopy(KulikovoEngine())))
+    assert eng.num_actions == e.unwrapped.engine.num_actions and eng.data_dir is None
+
+
+def test_engine_pickles_with_its_data_dir(tmp_path):
+    import copy
+    import pickle
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    text = (d / "charts.toml").read_text().replace("flight_level_mongol = 55", "flight_level_mongol = 40")
+    (d / "charts.toml").write_text(text)
+    eng = KulikovoEngine(d)
+    for copied in (pickle.loads(pickle.dumps(eng)), copy.deepcopy(eng)):
+        assert copied.flight_level == (60, 40) and copied.data_dir == str(d.resolve())
+        assert copied.sc is eng.sc  # the cached scenario (and its compiled tables) are shared, not rebuilt
+
+
+def test_engine_copy_plays_states_of_the_original():
+    """A state bound to one engine (``s._bound``) plays on with a copy of that engine, and pickled states with
+    either: the binding is remade, never carried over."""
+    import copy
+    import pickle
+    eng = engine()
+    d = Dice(3)
+    s = eng.new_state({"max_activations": 10}, d)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        la = eng.legal_actions(s)
+        eng.apply(s, la[rng.integers(len(la))], d)
+    other = copy.deepcopy(eng)
+    s2, d2 = pickle.loads(pickle.dumps((s, d)))
+    for e, st, dice in ((eng, s, d), (other, s2, d2)):
+        r = np.random.default_rng(5)
+        while not (e.is_terminal(st) or e.is_truncated(st)):
+            la = e.legal_actions(st)
+            assert np.array_equal(e.observe(st, 1), eng.observe(st, 1) if e is eng else other.observe(st, 1))
+            e.apply(st, la[r.integers(len(la))], dice)
+    assert s == s2

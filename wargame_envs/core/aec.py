@@ -46,6 +46,8 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env_logger import EnvLogger
 
 from .dice import Dice
 from .errors import IllegalActionError, RecordError, ScenarioError
@@ -109,6 +111,7 @@ class WargameAECEnv(AECEnv):
         if not isinstance(illegal_action, str) or illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action = {illegal_action!r}: expected one of {list(ILLEGAL_ACTION_MODES)}")
         self.render_mode = render_mode
+        self._seed_rng: np.random.Generator | None = None  # started by reset(seed=...), for seedless resets
         self.illegal_action = illegal_action
         if (isinstance(shaped_scale, bool) or not isinstance(shaped_scale, numbers.Real)
                 or not math.isfinite(shaped_scale)):
@@ -147,9 +150,12 @@ class WargameAECEnv(AECEnv):
     # ------------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
         """A new game. Everything is built first and assigned only once it all succeeded, so a reset
-        that fails (bad seed, options or position) leaves the env exactly as it was."""
-        if seed is None:
-            seed = secrets.randbits(63)
+        that fails (bad seed, options or position) leaves the env exactly as it was. Without a ``seed``
+        the game's seed comes from the generator the last ``reset(seed=...)`` started (Gymnasium's
+        convention: a seeded env stays reproducible), or from the OS before any seed was given."""
+        given = seed is not None
+        if not given:
+            seed = int(self._seed_rng.integers(2**63)) if self._seed_rng is not None else secrets.randbits(63)
         index = seed_index(seed)
         check_options_arg(options)
         opts = {**self.default_options, **(options or {})}
@@ -157,6 +163,8 @@ class WargameAECEnv(AECEnv):
         state = self.engine.new_state(opts, dice)
         scores = self.engine.scores(state)
         # Nothing below can fail: the new game replaces the old one only now.
+        if given:
+            self._seed_rng = np.random.default_rng(index)
         self.dice, self.state_, self._scores = dice, state, scores
         self.record = GameRecord(env=self.engine.name, seed=index, options=opts)
         self.agents = self.possible_agents[:]
@@ -168,6 +176,8 @@ class WargameAECEnv(AECEnv):
         self._mask = None
         self.agent_selection = self.possible_agents[0]
         self._select_next()
+        if self.render_mode == "human":
+            self.render()
 
     # -------------------------------------------------------------------- step
     def step(self, action):
@@ -396,43 +406,37 @@ def rewind(env, decisions: int, digest: str | None = None) -> None:
         raise RecordError("undo failed: replaying the record did not give back the position of that decision")
 
 
-def _order_enforcing_class():
-    from pettingzoo.utils import wrappers
-    from pettingzoo.utils.env_logger import EnvLogger
+class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's order-enforcing wrapper with direct paths for the calls of every AEC loop.
 
-    class OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
-        """PettingZoo's order-enforcing wrapper with direct paths for the calls of every AEC loop.
+    Through PettingZoo's wrapper each ``last()``, ``step()`` and ``agent_iter`` step reads the
+    adapter's attributes through two ``__getattr__`` hops. Here ``last`` and ``step`` run on the
+    wrapped env after the same checks, and ``agents`` / ``agent_selection`` are read directly once
+    ``reset`` has been called (before it they raise the same ``AttributeError``).
+    """
 
-        Through PettingZoo's wrapper each ``last()``, ``step()`` and ``agent_iter`` step reads the
-        adapter's attributes through two ``__getattr__`` hops. Here ``last`` and ``step`` run on the
-        wrapped env after the same checks, and ``agents`` / ``agent_selection`` are read directly once
-        ``reset`` has been called (before it they raise the same ``AttributeError``).
-        """
+    def last(self, observe: bool = True):
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.last(observe)
 
-        def last(self, observe: bool = True):
-            if not self._has_reset:
-                EnvLogger.error_observe_before_reset()
-            return self.env.last(observe)
+    def step(self, action) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        elif not self.env.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+        else:
+            self._has_updated = True
+            self.env.step(action)
 
-        def step(self, action) -> None:
-            if not self._has_reset:
-                EnvLogger.error_step_before_reset()
-            elif not self.env.agents:
-                self._has_updated = True
-                EnvLogger.warn_step_after_terminated_truncated()
-            else:
-                self._has_updated = True
-                self.env.step(action)
+    @property
+    def agents(self):
+        return self.env.agents if self._has_reset else self.__getattr__("agents")
 
-        @property
-        def agents(self):
-            return self.env.agents if self._has_reset else self.__getattr__("agents")
-
-        @property
-        def agent_selection(self):
-            return self.env.agent_selection if self._has_reset else self.__getattr__("agent_selection")
-
-    return OrderEnforcingWrapper
+    @property
+    def agent_selection(self):
+        return self.env.agent_selection if self._has_reset else self.__getattr__("agent_selection")
 
 
 def make_env_functions(raw_env_class: type[WargameAECEnv]):
@@ -441,13 +445,11 @@ def make_env_functions(raw_env_class: type[WargameAECEnv]):
     ``env(**kw)`` wraps ``raw_env`` in an order-enforcing wrapper (illegal actions are refused by the
     adapter itself with an :class:`IllegalActionError` that lists the legal ones).
     """
-    wrapper = _order_enforcing_class()
-
     def raw_env(**kwargs) -> WargameAECEnv:
         return raw_env_class(**kwargs)
 
     def env(**kwargs):
-        return wrapper(raw_env_class(**kwargs))
+        return OrderEnforcingWrapper(raw_env_class(**kwargs))
 
     raw_env.__doc__ = raw_env_class.__doc__
     env.__doc__ = raw_env_class.__doc__

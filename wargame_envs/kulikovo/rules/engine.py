@@ -67,6 +67,8 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
     def __init__(self, data_dir: str | Path | None = None):
         check_data_dir(data_dir)
         sc = load_scenario(data_dir)
+        # what __reduce__ rebuilds the engine from: None (the package data) or the folder's absolute path
+        self.data_dir = None if data_dir is None else str(Path(data_dir).resolve())
         self._init_tables(sc)
         self.state_class = state_class(self.N, self.U, self.NL, len(self.ambush_units))
         self._hidden_cache = None
@@ -90,6 +92,17 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         prepare(self)
         self._observe = observe
         self._format_log = partial(format_events, self)  # the log lines of a call's events (one object, reused)
+
+    def __reduce__(self):
+        """Pickle and deep-copy an engine as its scenario folder: the copy is a new engine of that scenario.
+
+        The engine holds no game (states carry the game); what it holds are the scenario's compiled tables
+        (numba StructRefs, which neither pickle nor deep-copy), kernel scratch and caches, all rebuilt by the
+        constructor: cheaply, since the scenario and its tables are cached per data folder
+        (``load_scenario``, ``tables_for``), and shared again by the copy. A state bound to this engine
+        (``s._bound``) is bound to the copy on its first use (:meth:`bound`; states never pickle the binding).
+        """
+        return type(self), (self.data_dir,)
 
     def _init_tables(self, sc: Scenario) -> None:
         self.sc = sc
