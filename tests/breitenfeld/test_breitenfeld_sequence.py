@@ -86,6 +86,19 @@ def test_5_22_los_along_a_hexside_blocked_only_if_both_hexes_block():
     assert "1210" not in legal_hexes(both)
 
 
+@pytest.mark.parametrize("blocker, blocks", [("1519", True), ("1319", True), ("1620", True), (None, False)])
+def test_5_21_a_hex_whose_corner_the_line_of_sight_cuts_intervenes(blocker, blocks):
+    """5.21 "lay a straight-edge from the hex of the bombarding Artillery counter to the target hex": the line
+    from 1117 to 1721 (range 7, all clear) crosses the corners of 1319 and 1519 as well as the hexes nearest it
+    (1620...); a unit in any of them blocks the bombardment, not only one in a hex the line runs through the
+    middle of."""
+    units = {"IC1": "1721", "SC1": "0917"}
+    if blocker:
+        units["SC2"] = blocker
+    s = start(units, artillery={"SA1": "1117"}, phase="artillery", turn=10, cup=[])[0]
+    assert ("1721" not in legal_hexes(s)) == blocks
+
+
 def test_5_24_hilltop_gun_ignores_blockers_near_the_target_5_25_hill_to_hill():
     # The line 1810 -> 1410 runs along the hexsides 1710/1711 and 1510/1511 (5.22: both must block).
     # From the hilltop gun, blockers less than half the range (4) from the target are ignored (5.24).

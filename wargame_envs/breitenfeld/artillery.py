@@ -71,18 +71,26 @@ def targets(buf, T, a, out):
     return m
 
 
+#: points sampled per hex of a line of sight: a hex whose corner the straight edge cuts intervenes too (5.21)
+LOS_SAMPLES = 16
+
+
 @kernel
 def los(T, a, b, d, blocked, cells):
-    """5.21-5.24, 5.26 from hex ``a`` to hex ``b`` (``d`` apart): blocked where every hex of a step of the
-    line blocks (one hex, or both of a hexside the line runs along: 5.22); the end hexes never block; a
-    gun on a hilltop ignores the steps less than half the range from the target (5.24)."""
-    for k in range(1, d):
-        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, d, k, cells)
-        if m == 0:
-            continue
-        if T.hilltop[a] and (2 * T.dist[cells[0], b] < d or (m == 2 and 2 * T.dist[cells[1], b] < d)):
-            continue
-        if blocked[cells[0]] and (m == 1 or blocked[cells[1]]):
+    """5.21-5.24, 5.26 from hex ``a`` to hex ``b`` (``d`` apart): blocked where every hex at a point of the line
+    blocks (one hex, or both of a hexside the line runs along: 5.22). The line is sampled
+    :data:`LOS_SAMPLES` times a hex, so that a hex it only crosses at a corner intervenes as well (a
+    straight-edge laid across the map, 5.21); the end hexes never block; a gun on a hilltop ignores the
+    hexes less than half the range from the target (5.24)."""
+    n = d * LOS_SAMPLES
+    for k in range(1, n):
+        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, n, k, cells)
+        every = m > 0
+        for i in range(m):
+            c = cells[i]
+            if c == a or c == b or not blocked[c] or (T.hilltop[a] and 2 * T.dist[c, b] < d):
+                every = False
+        if every:
             return False
     return True
 
@@ -90,17 +98,16 @@ def los(T, a, b, d, blocked, cells):
 @kernel
 def hill_los(T, a, b, d, occupied, cells):
     """5.25: hilltop to hilltop, only a unit, an artillery counter or woods in an intervening hilltop hex
-    blocks (every hex of a step must)."""
-    for k in range(1, d):
-        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, d, k, cells)
-        if m == 0:
-            continue
-        blocks = True
+    blocks (every hex at a point of the line must; sampled as :func:`los` samples it)."""
+    n = d * LOS_SAMPLES
+    for k in range(1, n):
+        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, n, k, cells)
+        every = m > 0
         for i in range(m):
             c = cells[i]
-            if not (T.hilltop[c] and (occupied[c] or T.woods[c])):
-                blocks = False
-        if blocks:
+            if c == a or c == b or not (T.hilltop[c] and (occupied[c] or T.woods[c])):
+                every = False
+        if every:
             return False
     return True
 
