@@ -1,5 +1,7 @@
 """Shock, charge and their results (10.x, 11.x, 12.x)."""
 
+import pytest
+
 from kulikovo_testlib import A, decision, engine, hx, leader, log_text, new, play, player, pos_of
 
 
@@ -256,3 +258,50 @@ def test_11_1_11_3_a_counter_charge_up_a_steep_slope_is_resolved_as_a_shock():
     assert ("Counter-charge H 3003 vs R 3004: DR 5 -2 (upslope) +1 (defense) -1 (leader with defender) "
             "-1 (weapons matrix) = 2 -> AD [11.3]") in text
     assert "charging H" not in text
+
+
+def _drive(s, d, prefs, limit=30):
+    """Play the first legal action whose text contains the first matching preference, until the Continuity."""
+    eng = engine()
+    for _ in range(limit):
+        if "continuity" in decision(s) or not eng.legal_actions(s):
+            return
+        names = {a: eng.action_to_str(s, a).lower() for a in eng.legal_actions(s)}
+        pick = next((a for p in prefs for a, n in names.items() if p in n), min(names))
+        play(s, d, pick)
+
+
+@pytest.mark.parametrize("first", ["4111", "4110"])
+def test_12_4_the_continued_attack_goes_where_it_was_won_whatever_the_order_of_resolution(first):
+    """R15 (H, 4010) shocks the two frontal R: 4111 gives Rt+CA (die 9), 4110 DD+DR (die 7). Resolved in
+    either order, R15 advances into 4111, the hex the Continued Attack was won in, and attacks the R beyond it
+    (4211) with -1 for its one previous attack; the other result's plain advance does not take its place."""
+    second = "4110" if first == "4111" else "4111"
+    dice = [9, 7] if first == "4111" else [7, 9]
+    s, d = new([{"id": "R15", "hex": "4010", "facing": 0}, {"id": "M03", "hex": "4111", "facing": 3},
+                {"id": "M04", "hex": "4110", "facing": 3}, {"id": "M05", "hex": "4211", "facing": 3}],
+               [leader("Dmitri", "4010")], to_move={"player": "russian", "activate": "Supreme"},
+               dice=dice + [5] * 6)
+    _drive(s, d, ["end move/fire", "attack with", "shock all", "end shock", f"resolve the attack on {first}",
+                  f"resolve the attack on {second}", "no", "pass"])
+    text = log_text(s)
+    assert "vs R 4111: DR 9" in text and "= 9 -> Rt+CA" in text and "vs R 4110: DR 7" in text
+    assert "H 4010 advances to 4111 to continue the attack [12.4]" in text
+    assert "Shock H 4111 vs R 4211: DR 5" in text and "-1 (continued attack)" in text
+    assert pos_of(s, "R15")["hex"] == "4111"
+
+
+def test_12_4_a_continued_attack_on_two_enemies_is_one_attack():
+    """The Continued Attack after R15's first Shock meets two enemies: each is resolved with -1 (one previous
+    attack undertaken), not -1 and then -2."""
+    y = nb("4010", 0)
+    s, d = new([{"id": "R15", "hex": "4010", "facing": 0}, {"id": "M03", "hex": y, "facing": 3},
+                {"id": "M04", "hex": nb(y, 0), "facing": 3}, {"id": "M05", "hex": nb(y, 1), "facing": 4}],
+               [leader("Dmitri", "4010")], to_move={"player": "russian", "activate": "Supreme"},
+               dice=[9, 5, 5, 5, 5, 5])
+    _drive(s, d, ["end move/fire", "attack with", "shock all", "end shock", "resolve", "no", "pass"])
+    text = log_text(s)
+    assert f"H 4010 advances to {y} to continue the attack [12.4]" in text
+    continued = [line for line in s.log if line.startswith(f"Shock H {y} vs")]
+    assert len(continued) == 2, continued
+    assert all("-1 (continued attack)" in line for line in continued), continued

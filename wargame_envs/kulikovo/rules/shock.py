@@ -209,7 +209,9 @@ def opt_shock_mode(c, T, t, mask):
 
 @kernel
 def _declare(c, u, fe, nf):
-    """The targets of ``u``'s attack (10.0): named, not yet resolved."""
+    """The targets of ``u``'s attack (10.0): named, not yet resolved; the attack counted (12.4: "each previous
+    Attack undertaken", one for a Shock, a Charge or a Continued Attack, whatever the number of its targets)."""
+    c.u_attacks[u] += 1
     c.u_tgt[u, 0] = fe[0] if nf > 0 else -1
     c.u_tgt[u, 1] = fe[1] if nf > 1 else -1
     for i in range(nf):
@@ -591,10 +593,10 @@ def auto_resolve(c, T, t):
     if dstat == RETIRED:
         total += _mod(c, T.tv[TV_SD_DEF_RETIRED], MOD_DEF_RETIRED)
     if cc < 0:
-        prev = 0
+        prev = 0  # 12.4: the continuing unit's attacks before this one
         for i in range(na):
             if c.u_flags[att[i]] & F_CA_MODE:
-                prev = max(prev, c.u_attacks[att[i]])
+                prev = max(prev, c.u_attacks[att[i]] - 1)
         if prev:
             total += _mod(c, T.tv[TV_SD_CA] * prev, MOD_CA)
     dr = roll(c.dv, c.ds, 10, 0)
@@ -608,8 +610,6 @@ def auto_resolve(c, T, t):
         log(c, EV_PART, att[i], c.u_hex[att[i]])
     log(c, EV_PART, d, x)
     log(c, EV_SHOCK, dr, res, 2 if cc >= 0 else 1 if use_charge else 0)
-    for i in range(na):
-        c.u_attacks[att[i]] += 1
     c.u_flags[d] |= F_RESOLVED
     c.u_flags[d] &= ~F_CC_NEGATE
     # defender results
@@ -689,8 +689,7 @@ def auto_after_roll(c, T, t):
         if nt:
             flag = F_CA if ca else F_ADV
             if nt == 1:
-                c.u_flags[tied[0]] |= flag
-                c.u_vac[tied[0]] = vac
+                mark_post(c, tied[0], flag, vac)
             else:
                 push(c, A_AFTER_ROLL, p, d, cc, -1, 0, ca_unit)  # re-run for the posts after the pick
                 push(c, D_ADV_PICK, p, vac, flag, tied[0], tied[1], tied[2], tied[3], tied[4], tied[5])
@@ -706,6 +705,17 @@ def auto_after_roll(c, T, t):
                 pending = True
         if not pending and c.u_flags[a] & (F_ADV | F_CA):
             push(c, A_POST, p, a)
+
+
+@kernel
+def mark_post(c, u, flag, vac):
+    """Unit ``u`` moves into ``vac`` after its attacks: ``flag`` F_CA (12.4 Continued Attack) or F_ADV (10.3
+    advance). Of several results of one attack the Continued Attack wins: a later result's plain advance never
+    takes its hex, whatever order the attacker resolved its targets in."""
+    if flag == F_ADV and c.u_flags[u] & F_CA:
+        return
+    c.u_flags[u] |= flag
+    c.u_vac[u] = vac
 
 
 @kernel
@@ -726,8 +736,7 @@ def do_adv_pick(c, T, t, a):
     p, vac, flag = t[1], t[2], t[3]
     pop(c)
     u = a - T.A_UNIT + T.side_ufirst[p]
-    c.u_flags[u] |= flag
-    c.u_vac[u] = vac
+    mark_post(c, u, flag, vac)
 
 
 @kernel
