@@ -119,3 +119,30 @@ def test_random_vs_random_lies_in_the_recorded_band():
     # The check can fail: a run with the sides' rates swapped lies far outside the band.
     swapped = {**fresh, "side_win_rates": dict(zip(fresh["side_win_rates"], reversed(fresh["side_win_rates"].values())))}
     assert len(check_against_baseline(reference, swapped)) == 2
+
+
+def test_an_agents_first_decision_in_a_process_is_not_timed_as_thinking(monkeypatch):
+    """The first decision of each agent in a worker process compiles its kernels (seconds for a scripted agent);
+    "ms per choice" leaves it out, so the report shows the agent's thinking, not the compiler's."""
+    import time
+
+    import numpy as np
+
+    class SlowFirst:
+        def __init__(self):
+            self.calls = 0
+
+        def act(self, engine, state, player, mask):
+            self.calls += 1
+            if self.calls == 1:
+                time.sleep(0.3)
+            return int(np.flatnonzero(mask)[0])
+
+    agents = {}
+    monkeypatch.setattr(evaluate, "_TIMED", set())
+    monkeypatch.setattr(evaluate, "_agent", lambda battle, spec, p, seed: agents.setdefault(p, SlowFirst()))
+    result = evaluate.play_game(("berestechko_v0", 0, 0, 1, ("a", "b"), 7, 40))
+    assert result.decisions == 40
+    assert sum(result.think_s) < 0.1, result.think_s
+    again = evaluate.play_game(("berestechko_v0", 1, 0, 1, ("a", "b"), 7, 40))
+    assert sum(again.think_s) < 0.1

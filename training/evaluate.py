@@ -98,6 +98,7 @@ def default_out(battle: str) -> Path:
 
 _ENGINES: dict[str, object] = {}
 _AGENTS: dict[tuple[str, str, int], object] = {}
+_TIMED: set[tuple[str, str, int]] = set()  # agents whose first decision in this process (compiling) is behind them
 
 
 def _engine(battle: str):
@@ -139,7 +140,11 @@ def play_game(job: tuple) -> GameResult:
         mask = engine.legal_mask(state)
         t0 = clock()
         action = agents[p].act(engine, state, p, mask)
-        result.think_s[p] += clock() - t0
+        key = (battle, specs[p], p)
+        if key in _TIMED:  # an agent's first decision in a process compiles its kernels: not thinking time
+            result.think_s[p] += clock() - t0
+        else:
+            _TIMED.add(key)
         if not mask[action]:
             raise RuntimeError(f"{specs[p]} chose illegal action {action} in game {index} (seed {seed})")
         result.choices[p] += int(mask.sum() > 1)
