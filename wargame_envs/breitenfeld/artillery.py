@@ -76,40 +76,45 @@ LOS_SAMPLES = 16
 
 
 @kernel
-def los(T, a, b, d, blocked, cells):
-    """5.21-5.24, 5.26 from hex ``a`` to hex ``b`` (``d`` apart): blocked where every hex at a point of the line
-    blocks (one hex, or both of a hexside the line runs along: 5.22). The line is sampled
+def line_blocked(T, a, b, d, block, cells):
+    """Whether the line of sight from hex ``a`` to hex ``b`` (``d`` apart) meets a point where every hex blocks
+    (``block[hex]``; one hex, or both of a hexside the line runs along: 5.22). The line is sampled
     :data:`LOS_SAMPLES` times a hex, so that a hex it only crosses at a corner intervenes as well (a
-    straight-edge laid across the map, 5.21); the end hexes never block; a gun on a hilltop ignores the
-    hexes less than half the range from the target (5.24)."""
+    straight-edge laid across the map, 5.21); the end hexes never block (5.26)."""
     n = d * LOS_SAMPLES
     for k in range(1, n):
         m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, n, k, cells)
         every = m > 0
         for i in range(m):
             c = cells[i]
-            if c == a or c == b or not blocked[c] or (T.hilltop[a] and 2 * T.dist[c, b] < d):
+            if c == a or c == b or not block[c]:
                 every = False
         if every:
-            return False
-    return True
+            return True
+    return False
+
+
+@kernel
+def los(T, a, b, d, blocked, cells):
+    """5.21-5.24, 5.26 from hex ``a`` to hex ``b``: no blocking hex on the line (:func:`line_blocked`); a gun on a
+    hilltop ignores the hexes less than half the range from the target (5.24)."""
+    if not T.hilltop[a]:
+        return not line_blocked(T, a, b, d, blocked, cells)
+    far = blocked.copy()
+    for h in range(T.nh):
+        if 2 * T.dist[h, b] < d:
+            far[h] = False
+    return not line_blocked(T, a, b, d, far, cells)
 
 
 @kernel
 def hill_los(T, a, b, d, occupied, cells):
     """5.25: hilltop to hilltop, only a unit, an artillery counter or woods in an intervening hilltop hex
-    blocks (every hex at a point of the line must; sampled as :func:`los` samples it)."""
-    n = d * LOS_SAMPLES
-    for k in range(1, n):
-        m = line_step(T.axial, T.axial_index, T.axial_origin, a, b, n, k, cells)
-        every = m > 0
-        for i in range(m):
-            c = cells[i]
-            if c == a or c == b or not (T.hilltop[c] and (occupied[c] or T.woods[c])):
-                every = False
-        if every:
-            return False
-    return True
+    blocks."""
+    block = np.zeros(T.nh, np.bool_)
+    for h in range(T.nh):
+        block[h] = T.hilltop[h] and (occupied[h] or T.woods[h])
+    return not line_blocked(T, a, b, d, block, cells)
 
 
 @kernel
