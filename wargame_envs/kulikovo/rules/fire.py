@@ -176,22 +176,27 @@ def cc_eligible(c, T, d, attackers, na):
 
 
 @kernel
-def hexside_to(T, x, y):
-    """The hexside between neighbouring hexes ``x`` and ``y`` (the terrain code of ``T.hexside``); -1 if they
-    are not neighbours."""
+def dir_to(T, x, y):
+    """Direction from hex ``x`` to its neighbour ``y``; -1 if they are not neighbours."""
     for d in range(6):
         if T.nbr[x, d] == y:
-            return T.hexside[x, d]
+            return d
     return -1
 
 
 @kernel
+def charge_step_barred(T, x, d):
+    """11.1: no charge from hex ``x`` into its neighbour in direction ``d`` when that is a woods hex or the
+    hexside between them is a steep slope or a river (a counter-charge is resolved as a Charge, 11.3, so the
+    same limits hold for it: clarification C41)."""
+    hs = T.hexside[x, d]
+    return T.woods[T.nbr[x, d]] or hs == STEEP or hs == RIVER
+
+
+@kernel
 def charge_barred(T, x, y):
-    """11.1: no charge from ``x`` into the neighbouring hex ``y`` when ``y`` is a woods hex or the hexside
-    between them is a steep slope or a river (a counter-charge is resolved as a Charge, 11.3, so the same
-    limits hold for it: clarification C41)."""
-    hs = hexside_to(T, x, y)
-    return T.woods[y] or hs == STEEP or hs == RIVER
+    """:func:`charge_step_barred` from hex ``x`` into its neighbour ``y``."""
+    return charge_step_barred(T, x, dir_to(T, x, y))
 
 
 @kernel
@@ -203,10 +208,10 @@ def cc_destination(c, T, cc, enemy, face):
     x, e = c.u_hex[cc], c.u_hex[enemy]
     a, b = face, (face + 1) % 6
     if T.nbr[x, a] == e or T.nbr[x, b] == e:
-        return x if hexside_to(T, x, e) != RIVER else -1
+        return x if T.hexside[x, dir_to(T, x, e)] != RIVER else -1
     for y in (T.nbr[x, a], T.nbr[x, b]):
         if y >= 0 and c.hex_unit[y] < 0 and (T.nbr[y, a] == e or T.nbr[y, b] == e) \
-                and not charge_barred(T, x, y) and hexside_to(T, y, e) != RIVER:
+                and not charge_barred(T, x, y) and T.hexside[y, dir_to(T, y, e)] != RIVER:
             return y
     return -1
 

@@ -30,7 +30,7 @@ from ..state import (
     F_DIS_IN_ATTACK, F_DORMANT, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, NORMAL, RETIRED,
 )
 from .board import defense, disorder, eliminate, enter, retire, targeted
-from .fire import cat, cc_eligible, cc_roll, charge_barred, retreat_options
+from .fire import cat, cc_eligible, cc_roll, charge_barred, charge_step_barred, dir_to, retreat_options
 from .kstate import log, pop, push
 from .leaders import any_leader_at, leader_check_shock
 from .movement import trigger_reaction
@@ -41,15 +41,6 @@ from .tables import (
 )
 from .zoc import adjacent_enemy, zoc_fill
 
-
-
-@kernel
-def _dir_to(T, x, y):
-    """Direction from hex ``x`` to its neighbour ``y``."""
-    for d in range(6):
-        if T.nbr[x, d] == y:
-            return d
-    return -1
 
 
 @kernel
@@ -94,8 +85,7 @@ def _charge_ends(c, T, p, y, f, tgd):
         if t >= 0:
             v = c.hex_unit[t]
             if v >= 0 and T.uplayer[v] != p:
-                hs = T.hexside[y, d]
-                if tgd[v] or T.woods[t] or hs == STEEP or hs == RIVER:
+                if tgd[v] or charge_step_barred(T, y, d):
                     return False
                 enemies += 1
     return enemies > 0
@@ -123,7 +113,7 @@ def charge_hexes(c, T, u, tgd, mask):
     for k in range(2):
         d = (f + k) % 6
         z = T.nbr[x, d]
-        if z < 0 or c.hex_unit[z] >= 0 or T.woods[z] or T.hexside[x, d] == STEEP or T.hexside[x, d] == RIVER:
+        if z < 0 or c.hex_unit[z] >= 0 or charge_step_barred(T, x, d):
             continue
         if _charge_ends(c, T, p, z, f, tgd):
             mask[z] = True
@@ -133,8 +123,7 @@ def charge_hexes(c, T, u, tgd, mask):
         for k2 in range(2):
             d2 = (f + k2) % 6
             y = T.nbr[z, d2]
-            if y < 0 or c.hex_unit[y] >= 0 or T.woods[y] or T.hexside[z, d2] == STEEP or T.hexside[z, d2] == RIVER \
-                    or mask[y]:
+            if y < 0 or c.hex_unit[y] >= 0 or charge_step_barred(T, z, d2) or mask[y]:
                 continue
             if _charge_ends(c, T, p, y, f, tgd):
                 mask[y] = True
@@ -342,7 +331,7 @@ def cc_shock_facings(c, T, d, att, na):
     x = c.u_hex[d]
     face = c.u_face[d]
     for i in range(na):
-        if cat(face, _dir_to(T, x, c.u_hex[att[i]])) == REAR:
+        if cat(face, dir_to(T, x, c.u_hex[att[i]])) == REAR:
             return 0
     out = 0
     for f in range(6):
@@ -408,7 +397,7 @@ def do_defense(c, T, t, a):
     face = c.u_face[d]
     flank = False
     for i in range(na):
-        if cat(face, _dir_to(T, x, c.u_hex[att[i]])) == FLANK:
+        if cat(face, dir_to(T, x, c.u_hex[att[i]])) == FLANK:
             flank = True
     if not cc_roll(c, T, d, flank):
         return
@@ -536,7 +525,7 @@ def auto_resolve(c, T, t):
         total += _mod(c, diff, MOD_STRENGTH)
     cats = 0
     for i in range(na):
-        cats |= 1 << cat(face, _dir_to(T, x, c.u_hex[att[i]]))
+        cats |= 1 << cat(face, dir_to(T, x, c.u_hex[att[i]]))
     if cats != 1 << FRONT and cats != 1 << FLANK and cats != 1 << REAR:
         total += _mod(c, T.tv[TV_SD_COMBINATION], MOD_COMBINATION)
     elif cats == 1 << FLANK:
@@ -552,7 +541,7 @@ def auto_resolve(c, T, t):
     up = 0
     for i in range(na):
         ah = c.u_hex[att[i]]
-        f = T.hexside[ah, _dir_to(T, ah, x)]
+        f = T.hexside[ah, dir_to(T, ah, x)]
         if T.elev[x] > T.elev[ah]:
             v = T.tv[TV_STEEP_UPSLOPE_SHOCK] if f == STEEP else T.tv[TV_UPSLOPE_SHOCK] if f == SLOPE else 0
             up = min(up, v)
