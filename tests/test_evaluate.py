@@ -76,6 +76,24 @@ def test_tiny_tournament_counts_per_agent_and_side(tmp_path):
     assert (tmp_path / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def test_mirror_games_are_apart_from_the_agents_win_rates(tmp_path):
+    # a mirror game is one win in two games for the same agent: it would pull every overall rate toward 50%
+    result = run_tournament("berestechko", ["random", "scripted"], games=2, workers=1, seed=5, self_play=True,
+                            out_dir=tmp_path, progress=False)
+    assert len(result.games) == 8
+    random_row, scripted_row = result.agent_summary()
+    assert scripted_row["games"] == 4 and scripted_row["wins"] == 4
+    assert [s["games"] for s in scripted_row["sides"]] == [2, 2]
+    for row in (random_row, scripted_row):
+        m = row["mirror"]
+        assert m["games"] == 2 and sum(m["side_wins"]) + m["draws"] == 2
+    alone = run_tournament("berestechko", ["random"], games=2, workers=1, seed=5, self_play=True,
+                           out_dir=tmp_path / "alone", progress=False)
+    (row,) = alone.agent_summary()
+    assert row["games"] == 0 and row["win_rate"] is None and row["mirror"]["games"] == 2
+    assert "| random | - | - | - | 0 |" in (tmp_path / "alone" / "report.md").read_text()
+
+
 def test_tournament_is_deterministic_across_worker_counts():
     one = run_tournament("berestechko", ["random", "mcts:2"], games=1, workers=1, seed=9, progress=False)
     two = run_tournament("berestechko", ["random", "mcts:2"], games=1, workers=2, seed=9, progress=False)

@@ -5,7 +5,8 @@
         --baseline-out training/baselines/berestechko_random.json
 
 Schedule: every pair of distinct specs plays ``games`` games with each of the two on side 0
-(``--self-play`` adds each spec against itself). Each game is played straight on the engine with a
+(``--self-play`` adds each spec against itself; those mirror games are reported apart, each side's wins,
+and left out of the agents' win rates). Each game is played straight on the engine with a
 dice seed derived from (``seed``, row agent, column agent, game number), and agent seeds derived from
 the game seed exactly as ``wargames play`` derives them, so any game can be replayed with
 ``wargames play <battle> --p1 A --p2 B --seed <game seed>``. Games run in a process pool
@@ -202,20 +203,26 @@ class TournamentResult:
 
     # ------------------------------------------------------------------ summaries
     def agent_summary(self) -> list[dict]:
-        """Per agent: overall and per-side wins, draws, losses with Wilson 95% intervals."""
+        """Per agent: overall and per-side wins, draws, losses with Wilson 95% intervals, against the
+        other agents. A mirror game (``self_play``) would be one win in two games for the same agent, so
+        mirror games are left out of those figures and given apart as ``mirror``: each side's wins."""
         out = []
         for i, name in enumerate(self.agents):
             sides, wins, draws, n = [], 0, 0, 0
             for side in (0, 1):
-                mine = [g for g in self.games if (g.row if side == 0 else g.col) == i]
+                mine = [g for g in self.games if (g.row if side == 0 else g.col) == i and g.row != g.col]
                 w = sum(1 for g in mine if g.winner == side)
                 d = sum(1 for g in mine if g.winner < 0)
                 sides.append({**_rate(w, len(mine)), "draws": d, "losses": len(mine) - w - d})
                 wins, draws, n = wins + w, draws + d, n + len(mine)
             think = sum(g.think_s[s] for g in self.games for s in (0, 1) if (g.row, g.col)[s] == i)
             choices = sum(g.choices[s] for g in self.games for s in (0, 1) if (g.row, g.col)[s] == i)
+            mirror = [g for g in self.games if g.row == g.col == i]
             out.append({"agent": name, **_rate(wins, n), "draws": draws, "losses": n - wins - draws,
-                        "sides": sides, "ms_per_choice": 1000 * think / choices if choices else None})
+                        "sides": sides, "ms_per_choice": 1000 * think / choices if choices else None,
+                        "mirror": {"games": len(mirror), "side_wins": [sum(1 for g in mirror if g.winner == s)
+                                                                       for s in (0, 1)],
+                                   "draws": sum(1 for g in mirror if g.winner < 0)}})
         return out
 
     def side_summary(self) -> list[dict]:
@@ -281,11 +288,16 @@ class TournamentResult:
                  f"{self.workers} worker(s), {self.elapsed_s:.1f} s. Truncated (draws): {self.truncations}. "
                  f"Decisions per game: mean {self.decisions()['mean']:.1f}.", "",
                  *[f"- {key}: {value}" for key, value in self.about.items()], *([""] if self.about else []),
-                 "Win rates with Wilson 95% intervals; draws and truncations are not wins.", "",
-                 f"| agent | overall | as {s0} | as {s1} | draws | ms per choice |", "|---|---|---|---|---|---|"]
+                 "Win rates with Wilson 95% intervals against the other agents (mirror games apart); draws and "
+                 "truncations are not wins.", "",
+                 f"| agent | overall | as {s0} | as {s1} | draws | ms per choice | mirror: {s0}-{s1}-draws |",
+                 "|---|---|---|---|---|---|---|"]
         for a in self.agent_summary():
             ms = f"{a['ms_per_choice']:.2f}" if a["ms_per_choice"] is not None else "-"
-            lines.append(f"| {a['agent']} | {pct(a)} | {pct(a['sides'][0])} | {pct(a['sides'][1])} | {a['draws']} | {ms} |")
+            m = a["mirror"]
+            mirror = f"{m['side_wins'][0]}-{m['side_wins'][1]}-{m['draws']}" if m["games"] else "-"
+            lines.append(f"| {a['agent']} | {pct(a)} | {pct(a['sides'][0])} | {pct(a['sides'][1])} | {a['draws']} "
+                         f"| {ms} | {mirror} |")
         lines += ["", "## Sides", "", "| side | win rate |", "|---|---|"]
         lines += [f"| {s['side']} | {pct(s)} |" for s in self.side_summary()]
         lines += ["", "## Ratings (OpenSkill Plackett-Luce)", "", "| agent | mu | sigma | ordinal |", "|---|---|---|---|"]
