@@ -192,3 +192,20 @@ def test_9_1_light_cavalry_fire_in_zoc_costs_mp_and_draws_counter_charge_after_i
     # 5 +1 (L defense) +2 (charging H) +2 (matrix) = 10 -> Rt (no continued attack for a counter-charge)
     assert "Counter-charge H 4212 vs L " + f1 + ": DR 5 +1 (defense) +2 (charging H) +2 (weapons matrix) = 10 -> Rt [11.3]" in log_text(s)
     assert pos_of(s, "R21")["status"] == "retired"
+
+
+def test_12_1_a_unit_retreats_away_from_the_counter_charge_against_its_fire():
+    """12.1 with 11.3: the H M38 counter-charges the bowman R01 that fires at it, moving to 4111 next to it; its
+    DD+DR sends R01 one hex away from M38 (4009, 3910, 3911), not along its front (until 2026-12-05 any empty
+    neighbour was offered: clarification C44)."""
+    mid = nb("4010", 0)
+    t2 = nb(mid, 0)
+    face = engine().geo.dirs_to[hx(t2)][hx(mid)][0]
+    # counter-charge DR 1 (succeeds), fire DR 3 (no effect), charge DR 1 +5 = 6 (DD+DR), leader check DR 0
+    s, d = _lookout([{"id": "R01", "hex": "4010", "facing": 0}, {"id": "M38", "hex": t2, "facing": face}],
+                    [1, 3, 1, 0, 5, 5])
+    play(s, d, A("UNIT", "R01"), A("HEX", t2), A("FACE", face))
+    assert f"Counter-charge H {mid} vs B 4010: DR 1 +2 (defense) +2 (charging H) -1 (leader with defender) " \
+           "+2 (weapons matrix) = 6 -> DD+DR [11.3]" in log_text(s)
+    assert decision(s) == "retreat path" and player(s) == 0
+    assert set(engine().legal_actions(s)) == {hx("4009"), hx("3910"), hx("3911")}

@@ -305,3 +305,126 @@ def test_12_4_a_continued_attack_on_two_enemies_is_one_attack():
     continued = [line for line in s.log if line.startswith(f"Shock H {y} vs")]
     assert len(continued) == 2, continued
     assert all("-1 (continued attack)" in line for line in continued), continued
+
+
+def _h_shocks_r_and_l(first):
+    """R15 (H, 4010) shocks M03 (R, 4111) and M13 (L, 4110), resolving ``first`` first: M03 gets DD+DR+CA (die 9
+    with -1 Strength), retreats to 4112; M13 retreats before shock to 4109 (die 0) and R15 declines the 10.1
+    advance when it is offered. The Continued Attack hits M05 (R, 4211) with die 5."""
+    s, d = _supreme([{"id": "R15", "hex": "4010", "facing": 0}, {"id": "M03", "hex": "4111", "facing": 3},
+                     {"id": "M13", "hex": "4110", "facing": 3}, {"id": "M05", "hex": "4211", "facing": 3}],
+                    ([9, 0] if first == "4111" else [0, 9]) + [5] * 4)
+    _to_shock(s, d)
+    play(s, d, A("UNIT", "R15"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"))
+    for target in (first, "4110" if first == "4111" else "4111"):
+        play(s, d, A("HEX", target))
+        if target == "4111":
+            play(s, d, A("HEX", "4112"), A("FACE", 3))  # M03's retreat (12.1) and facing
+        else:
+            play(s, d, A("HEX", "4109"), A("FACE", 3))  # M13's retreat before shock (10.1) and facing
+            if first == "4110":
+                play(s, d, A("OPT", "NO"))  # no 10.1 advance
+            else:  # 10.3: R15 must continue into 4111: no 10.1 advance offered besides
+                assert decision(s) != "advance after retreat before shock"
+    return s
+
+
+def _r_shocks_r_and_h(first):
+    """R22 (R, 4010) shocks M03 (R, 4111) and M38 (H, 4110), resolving ``first`` first: M03 gets DD+DR (die 7
+    with -1 Strength) and retreats to 4112; M38 counter-charges (11.3, die 0: against an R it becomes the
+    attacker) and gets AD (die 0)."""
+    s, d = _supreme([{"id": "R22", "hex": "4010", "facing": 0}, {"id": "M03", "hex": "4111", "facing": 3},
+                     {"id": "M38", "hex": "4110", "facing": 3}],
+                    ([7, 0, 0] if first == "4111" else [0, 0, 7]) + [5] * 4)
+    _to_shock(s, d)
+    play(s, d, A("UNIT", "R22"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"))
+    for target in (first, "4110" if first == "4111" else "4111"):
+        play(s, d, A("HEX", target))
+        if target == "4111":
+            play(s, d, A("HEX", "4112"), A("FACE", 3))
+        else:
+            play(s, d, A("FACE", 3))  # M38 counter-charges R22 facing W
+    return s
+
+
+@pytest.mark.parametrize("first", ["4111", "4110"])
+def test_10_3_advance_kept_when_the_other_target_retreats_before_shock_in_either_order(first):
+    """10.3 / 12.4: R15 wins a Continued Attack against M03; its other target, the L M13, retreats before shock.
+    Whichever it resolves first, R15 advances into 4111 once both are done and attacks M05 beyond (until
+    2026-12-05, M13 resolved last left R15 standing: clarification C43)."""
+    s = _h_shocks_r_and_l(first)
+    text = log_text(s)
+    assert "= 8 -> DD+DR+CA" in text and "L 4110 retreats before shock" in text
+    assert "H 4010 advances to 4111 to continue the attack [12.4]" in text
+    assert "Shock H 4111 vs R 4211: DR 5" in text and "-1 (continued attack)" in text
+    assert pos_of(s, "R15")["hex"] == "4111"
+
+
+@pytest.mark.parametrize("first", ["4111", "4110"])
+def test_10_3_advance_kept_when_the_other_target_counter_charges_in_either_order(first):
+    """10.3: R22 Disorders and drives M03 out of 4111; the H M38, its other target, counter-charges it and
+    becomes the attacker (11.3). Whichever R22 resolves first, it advances into 4111 (until 2026-12-05, M38
+    resolved last left the hex empty: clarification C43)."""
+    s = _r_shocks_r_and_h(first)
+    text = log_text(s)
+    assert "H 4110 counter-charges R 4010 and becomes the attacker [11.3]" in text
+    assert "Shock R 4010 vs R 4111: DR 7 -1 (strength) +1 (defense) = 7 -> DD+DR [10.2]" in text
+    assert "R 4010 advances to 4111 [10.3]" in text
+    assert pos_of(s, "R22")["hex"] == "4111" and pos_of(s, "M03")["hex"] == "4112"
+
+
+@pytest.mark.parametrize("scenario", ["retreat before shock", "counter-charge"])
+@pytest.mark.parametrize("first", ["4111", "4110"])
+def test_10_2_strength_counts_a_declared_defender_that_left_in_either_order(scenario, first):
+    """10.2 Strength (play note: 1 unit attacking 2 rolls twice, each with -1; C14): the defender in 4110, which
+    retreats before shock (the L M13) or counter-charges and becomes the attacker (the H M38), still counts for
+    the attack on M03, resolved before or after it (until 2026-12-05 only before: clarification C46)."""
+    s = _h_shocks_r_and_l(first) if scenario == "retreat before shock" else _r_shocks_r_and_h(first)
+    attacker = "H 4010" if scenario == "retreat before shock" else "R 4010"
+    assert f"Shock {attacker} vs R 4111: DR {9 if attacker[0] == 'H' else 7} -1 (strength)" in log_text(s)
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_12_1_a_unit_retreats_away_from_the_counter_charger(blocked):
+    """12.1: the R M03 shocks the H R15, which counter-charges it (11.3: against an R it becomes the attacker) and
+    inflicts DD+DR: M03 retreats away from R15 (4010), not sideways next to it (4011, 4110); with the three hexes
+    away from R15 taken, it cannot retreat and is eliminated (until 2026-12-05 it might retreat in any
+    direction: clarification C44)."""
+    units = [{"id": "M03", "hex": "4111", "facing": 3}, {"id": "R15", "hex": "4010", "facing": 0}]
+    if blocked:
+        units += [{"id": uid, "hex": h, "facing": 3} for uid, h in zip(("M04", "M05", "M06"), ("4112", "4210", "4211"))]
+    s, d = new(units, [], to_move={"player": "mongol", "activate": "Front line", "free": False}, dice=[0, 4, 5, 5])
+    play(s, d, A("OPT", "PASS"), A("UNIT", "M03"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", "4010"),
+         A("FACE", 0))
+    text = log_text(s)
+    assert "Counter-charge H 4010 vs R 4111: DR 4 +1 (defense) +2 (charging H) -1 (weapons matrix) = 6 -> DD+DR" in text
+    if blocked:
+        assert "R 4111 cannot retreat: eliminated [12.1]" in log_text(s)
+        assert pos_of(s, "M03")["status"] == "eliminated"
+        return
+    assert decision(s) == "retreat path" and player(s) == 1
+    assert set(engine().legal_actions(s)) == {hx("4112"), hx("4210"), hx("4211")}
+
+
+@pytest.mark.parametrize("blocked", [False, True])
+def test_12_2_a_retired_defender_retreats_on_a_dr_result_and_the_attacker_advances(blocked):
+    """12.2: a Retired unit attacked is treated as Disordered (+2): the Disordered column's DR makes the Retired R22
+    retreat one hex away from M03 (12.1), or be eliminated when it cannot, and M03 advances into 3112 (10.3)
+    (until 2026-12-05 a DR did nothing to a Retired unit: clarification C45)."""
+    units = [{"id": "M03", "hex": "3212", "facing": 3}, {"id": "R22", "hex": "3112", "facing": 0, "status": "retired"}]
+    away = ("3111", "3011", "3012")
+    if blocked:
+        units += [{"id": uid, "hex": h, "facing": 0} for uid, h in zip(("R23", "R24", "R06"), away)]
+    s, d = new(units, [], to_move={"player": "mongol", "activate": "Front line", "free": False}, dice=[0, 5, 5])
+    play(s, d, A("OPT", "PASS"), A("UNIT", "M03"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", "3112"))
+    assert "Shock R 3212 vs R 3112: DR 0 +2 (defense) +2 (defender retired) = 4 -> DR [10.2]" in log_text(s)
+    if blocked:
+        assert "R 3112 cannot retreat: eliminated [12.1]" in log_text(s)
+        assert pos_of(s, "R22")["status"] == "eliminated"
+    else:
+        assert decision(s) == "retreat path" and player(s) == 0
+        assert set(engine().legal_actions(s)) == {hx(h) for h in away}
+        play(s, d, A("HEX", "3011"))
+        assert pos_of(s, "R22")["hex"] == "3011" and pos_of(s, "R22")["status"] == "retired"
+    assert "R 3212 advances to 3112 [10.3]" in log_text(s)
+    assert pos_of(s, "M03")["hex"] == "3112"

@@ -433,6 +433,8 @@ def apply_fire_result(c, T, u, res, adj, src_hex):
                 # Disordered counter-charger): no charge DRM, no Charge Table, no reluctance roll
                 c.u_flags[u] &= ~F_CHARGING
                 log(c, EV_CHARGER_DIS, u, c.u_hex[u])
+        # fire's R always comes with a D, which Retires a Disordered or Retired target (C18): placed by its
+        # Standard, it does not also retreat
         if res & DR and c.u_hex[u] >= 0 and c.u_status[u] != RETIRED:
             push(c, D_RETREAT, T.uplayer[u], u, 0, src_hex)
 
@@ -519,15 +521,17 @@ def retreat_options(c, T, u, sources, ns, allow_zoc, out_y, out_bc):
 
 @kernel
 def retreat_sources(c, T, t, out):
-    """Hexes of the units inflicting the retreat (12.1): task (player, unit, mode, ref hex, unit making a
-    Continued Attack or -1); mode 0: away from ``ref``; mode 1 (a defender): away from its attackers
-    (in a Continued Attack, the continuing unit alone, 12.4). Returns how many."""
-    u, mode, ref, ca = t[2], t[3], t[4], t[5]
+    """Hexes of the units inflicting the retreat (12.1): task (player, unit, mode, ref hex, the one unit
+    inflicting it or -1); mode 0: away from ``ref``; mode 1 (a defender): away from its attackers: the one
+    named (a Counter-Charger, 11.3, or a unit making a Continued Attack, 12.4) or else the units whose
+    declared attack names it. ``ref`` (mode 1: an attacker's hex when the result was rolled) stands in only
+    if none of them is on the map. Returns how many."""
+    u, mode, ref, one = t[2], t[3], t[4], t[5]
     if mode == 0:
         out[0] = ref
         return 1
-    if ca >= 0:
-        out[0] = c.u_hex[ca] if c.u_hex[ca] >= 0 else ref
+    if one >= 0:
+        out[0] = c.u_hex[one] if c.u_hex[one] >= 0 else ref
         return 1
     n = 0
     for a in range(T.U):
@@ -550,7 +554,7 @@ def _retreats(c, T, t, out_y, out_bc):
 @kernel
 def opt_retreat(c, T, t, mask):
     u = t[2]
-    if c.u_hex[u] < 0 or c.u_status[u] == RETIRED:
+    if c.u_hex[u] < 0:  # a Retired unit retreats too (12.2: "treat as Disordered", C45)
         return 0
     ys = np.empty(RETREAT_MAX, np.int64)
     bcs = np.empty(RETREAT_MAX, np.int64)

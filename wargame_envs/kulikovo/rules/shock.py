@@ -27,7 +27,7 @@ from ..geometry import FLANK, FRONT, REAR
 from ..state import (
     A_AFTER_ROLL, A_CC_CHARGE, A_POST, A_RESOLVE, D_ADV_PICK, D_DEFENSE, D_FACE, D_RBS_ADVANCE, D_RETREAT,
     D_SHOCK_MODE, DISORDERED, F_ACTED, F_ADV, F_CA, F_CA_MODE, F_CC_NEGATE, F_CC_WAIT, F_CHARGING, F_DECLARED,
-    F_DIS_IN_ATTACK, F_DORMANT, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, NORMAL, RETIRED,
+    F_DIS_IN_ATTACK, F_DORMANT, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, G_SP, NORMAL, RETIRED,
 )
 from .board import defense, disorder, eliminate, enter, retire, targeted
 from .fire import cat, cc_eligible, cc_roll, charge_barred, charge_step_barred, dir_to, retreat_options
@@ -46,13 +46,6 @@ from .zoc import adjacent_enemy, zoc_fill
 @kernel
 def _has_tgt(c, a, d):
     return c.u_tgt[a, 0] == d or c.u_tgt[a, 1] == d
-
-
-@kernel
-def _drop_tgt(c, a, d):
-    for k in range(2):
-        if c.u_tgt[a, k] == d:
-            c.u_tgt[a, k] = -1
 
 
 # ------------------------------------------------------------------ declaration
@@ -265,7 +258,11 @@ def attackers_of(c, T, d, out):
 def attack_party(c, T, d, ca, out):
     """The units attacking ``d``: its declared attackers (:func:`attackers_of`), or for a Continued
     Attack (12.4) by unit ``ca`` that unit alone: units whose earlier attack named ``d`` (resolved,
-    the defender since retreated next to the continuing unit) take no part in it."""
+    the defender since retreated next to the continuing unit) take no part in it. None once ``d`` is resolved:
+    a defender that retreated before shock or counter-charged an L/R attacker stays a declared target of its
+    attackers (10.2 Strength, clarification C46) but is not attacked again."""
+    if c.u_flags[d] & F_RESOLVED:
+        return 0
     if ca < 0:
         return attackers_of(c, T, d, out)
     h, dh = c.u_hex[ca], c.u_hex[d]
@@ -383,8 +380,6 @@ def do_defense(c, T, t, a):
             log(c, EV_RBS_ROLL, d, x, dr, dis)
         else:
             log(c, EV_RBS, d, x)
-        for i in range(na):
-            _drop_tgt(c, att[i], d)
         c.u_flags[d] |= F_RESOLVED
         enter(c, T, d, a)
         if dis:
@@ -413,8 +408,6 @@ def do_defense(c, T, t, a):
         if T.nbr[x, f] == h or T.nbr[x, (f + 1) % 6] == h:
             enemy = att[i]
             break
-    for i in range(na):
-        _drop_tgt(c, att[i], d)
     c.u_flags[d] |= F_RESOLVED
     log(c, EV_CC_ATTACKER, d, c.u_hex[d], enemy, c.u_hex[enemy])
     push(c, A_RESOLVE, q, enemy, d, 1)
@@ -463,6 +456,8 @@ def auto_resolve(c, T, t):
     results."""
     p, d, cc, ca = t[1], t[2], t[3], t[5]
     if c.u_hex[d] < 0:
+        if cc < 0:
+            post_ready(c, T, p)
         return
     U = T.U
     att = np.empty(U, np.int64)
@@ -484,7 +479,10 @@ def auto_resolve(c, T, t):
     else:
         na = attack_party(c, T, d, ca, att)
         if not na:
+            # nothing left to resolve (the defender retreated before shock or counter-charged): the
+            # attackers it leaves with all their attacks done make their held advance (10.3, 12.4; C43)
             c.u_flags[d] |= F_RESOLVED
+            post_ready(c, T, p)
             return
         for i in range(na):
             if c.u_flags[att[i]] & F_CHARGING:
@@ -617,8 +615,13 @@ def auto_resolve(c, T, t):
             vacated = x
     rt = np.empty((na + 1, 5), np.int64)
     nr = 0
-    if res & DR and c.u_hex[d] == x and c.u_status[d] != RETIRED:
-        rt[nr, 0], rt[nr, 1], rt[nr, 2], rt[nr, 3], rt[nr, 4] = 1 - p, d, 1, x, ca
+    # 12.2: a Retired defender is treated as Disordered: a DR result makes it retreat (C45); a unit that this
+    # result Retired (placed by its Standard) does not also retreat
+    if res & DR and c.u_hex[d] == x and (dstat == RETIRED or c.u_status[d] != RETIRED):
+        # 12.1: away from the units inflicting it: a counter-charger or a unit continuing the attack alone
+        # (C26, C44); the first attacker's hex stands in if none of them is on the map any more
+        rt[nr, 0], rt[nr, 1], rt[nr, 2], rt[nr, 3] = 1 - p, d, 1, c.u_hex[att[0]]
+        rt[nr, 4] = cc if cc >= 0 else ca
         nr += 1
         vacated = x
     # attacker results
@@ -683,16 +686,35 @@ def auto_after_roll(c, T, t):
                 push(c, A_AFTER_ROLL, p, d, cc, -1, 0, ca_unit)  # re-run for the posts after the pick
                 push(c, D_ADV_PICK, p, vac, flag, tied[0], tied[1], tied[2], tied[3], tied[4], tied[5])
                 return
-    for i in range(na - 1, -1, -1):
-        a = att[i]
-        if c.u_hex[a] < 0:
+    post_ready(c, T, p)
+
+
+@kernel
+def _post_queued(c, u):
+    """Whether an ``A_POST`` task of unit ``u`` is on the stack."""
+    for i in range(c.g[G_SP]):
+        if c.stack[i, 0] == A_POST and c.stack[i, 2] == u:
+            return True
+    return False
+
+
+@kernel
+def post_ready(c, T, p):
+    """10.3 / 12.4: every unit of ``p`` holding an advance or Continued Attack (``F_ADV`` / ``F_CA``) whose
+    attacks are all done (no target left unresolved next to it) makes it (``A_POST``, the lowest index first),
+    however its targets were finished: resolved, or retreated before shock / counter-charged (clarification
+    C43). A unit that took the 10.1 advance makes no other."""
+    for a in range(T.side_uend[p] - 1, T.side_ufirst[p] - 1, -1):
+        h = c.u_hex[a]
+        fl = c.u_flags[a]
+        if h < 0 or not fl & (F_ADV | F_CA) or fl & F_RBS_DONE or _post_queued(c, a):
             continue
         pending = False
         for k in range(2):
             v = c.u_tgt[a, k]
-            if v >= 0 and c.u_hex[v] >= 0 and not c.u_flags[v] & F_RESOLVED:
+            if v >= 0 and c.u_hex[v] >= 0 and not c.u_flags[v] & F_RESOLVED and T.dist[h, c.u_hex[v]] == 1:
                 pending = True
-        if not pending and c.u_flags[a] & (F_ADV | F_CA):
+        if not pending:
             push(c, A_POST, p, a)
 
 
@@ -778,7 +800,8 @@ def opt_rbs_advance(c, T, t, mask):
         if u < 0 or c.u_hex[u] < 0:
             continue
         st = c.u_status[u]
-        if (st == NORMAL or st == DISORDERED) and T.dist[c.u_hex[u], vac] == 1:
+        # 10.3: a unit already bound to advance or continue into a hex its attack emptied does that instead
+        if (st == NORMAL or st == DISORDERED) and T.dist[c.u_hex[u], vac] == 1 and not c.u_flags[u] & (F_ADV | F_CA):
             mask[base + u] = True
             n += 1
     if n:

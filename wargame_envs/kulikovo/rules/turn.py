@@ -20,7 +20,7 @@ from ..state import (
     D_ADV_PICK, D_CC_FIRE, D_CONTINUITY, D_DEFENSE, D_FACE, D_FREE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL,
     D_RBS_ADVANCE, D_REACT, D_RESOLVE_PICK, D_RETREAT, D_RETURN, D_SEIZE, D_SETUP_AMBUSH, D_SETUP_DMITRI,
     D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DECISION_NAMES, G_AMBUSH_PLACED,
-    G_DECISIONS, G_OVER, G_SP, G_TRUNC, RETIRED, TASK_WIDTH,
+    G_DECISIONS, G_OVER, G_SP, G_TRUNC, TASK_WIDTH,
 )
 # submodules by full name: ``from . import`` would make this module depend on the package's __init__,
 # which imports the engine, which imports this module (tests/test_cli.py checks the import graph)
@@ -201,7 +201,7 @@ def settle(c, T):
         pop(c)
         if kind == D_RETREAT:
             u = t[2]
-            if c.u_hex[u] >= 0 and c.u_status[u] != RETIRED:
+            if c.u_hex[u] >= 0:
                 log(c, EV_NO_RETREAT, u, c.u_hex[u])
                 eliminate(c, T, u)
 
