@@ -24,6 +24,37 @@ def test_13_3_leader_killed_in_shock_and_flight_point():
     assert eng.flight_points(s, 1) == 2  # leader 1 + Retired unit 1
 
 
+def test_13_3_a_leader_next_to_his_overall_commander_checks_with_his_activation_rating_plus_one():
+    """13.3 subtracts the leader's Activation Rating, which 13.2 raises by one for a commander stacked with or
+    adjacent to his Overall Commander (C47): the same shock and die as above, with Mamai next to the Front line
+    commander: DR 6 - (3 + 1) = 2, he survives (until 2026-12-05: 6 - 3 = 3, killed)."""
+    tgt, side = nb("4010", 0), nb(nb("4010", 0), 5)
+    s, d = new([{"id": "R22", "hex": "4010", "facing": 0}, {"id": "M03", "hex": tgt, "facing": 3},
+                {"id": "M04", "hex": side, "facing": 3}],
+               [leader("Dmitri", "3910"), leader("Front line commander", tgt), leader("Mamai", side)],
+               to_move={"player": "russian", "activate": "Supreme", "free": False}, dice=[9, 6])
+    play(s, d, A("OPT", "PASS"), A("UNIT", "R22"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", tgt))
+    assert "Leader check Front line commander: DR 6 - 4 = 2 -> survives [13.3]" in log_text(s)
+    assert engine().flight_points(s, 1) == 1  # the Retired unit only
+
+
+def test_13_3_a_killed_substitute_caught_alone_joins_the_nearest_unit_of_his_command():
+    """A substitute already killed stays in play (C29) and is not killed again: caught alone by R22's move into
+    his hex, his counter goes to the Front line unit at 4512 with no further Flight Point (C49; until 2026-12-05
+    it stayed in R22's hex)."""
+    eng = engine()
+    tgt = nb("4010", 0)
+    s, d = new([{"id": "R22", "hex": "4010", "facing": 0}, {"id": "M04", "hex": "4512", "facing": 3}],
+               [leader("Dmitri", "3910"), leader("Front line commander", tgt, state="replacement_killed")],
+               to_move={"player": "russian", "activate": "Supreme", "free": False})
+    fp = eng.flight_points(s, 1)
+    play(s, d, A("UNIT", "R22"), A("DIR", 0))
+    assert f"Front line commander alone in {tgt} is captured" in log_text(s)
+    front = next(ld for ld in eng.summary(s)["leaders"] if ld["name"] == "Front line commander")
+    assert front["hex"] == "4512" and front["state"] == "replacement_killed"
+    assert eng.flight_points(s, 1) == fp
+
+
 def test_13_3_overall_commander_killed_five_flight_points():
     tgt = nb("4010", 0)
     s, d = new([{"id": "R22", "hex": "4010", "facing": 0}, {"id": "M03", "hex": tgt, "facing": 3}],

@@ -79,21 +79,28 @@ def command_ratings(c, T, out):
                 break
             st = c.l_state[l]
             if in_play_state(st) and c.l_hex[l] >= 0:
-                r = c.l_rating[l]
-                if not c.l_flags[l] & LF_OC:
-                    p = T.cmd_player[cmd]
-                    for o in range(T.side_lfirst[p], T.side_lend[p]):
-                        ho = c.l_hex[o]
-                        if c.l_flags[o] & LF_OC and in_play_state(c.l_state[o]) and ho >= 0 \
-                                and (ho == c.l_hex[l] or adjacent(T, c.l_hex[l], ho)):
-                            r += 1
-                            break
-                best = max(best, r)
+                best = max(best, activation_rating(c, T, l))
             elif st == L_PENDING:
                 best = max(best, T.l_base_rating[l] + T.tv[TV_REPL_RATING])
             elif st == L_HIDDEN:
                 best = max(best, c.l_rating[l])
         out[cmd] = best
+
+
+@kernel
+def activation_rating(c, T, l):
+    """13.2: the Activation Rating of leader ``l`` on the map: his own, +1 for a subordinate stacked with or
+    adjacent to his Overall Commander (also what 13.3's shock check subtracts, clarification C47)."""
+    r = c.l_rating[l]
+    if c.l_flags[l] & LF_OC:
+        return r
+    p = T.lplayer[l]
+    for o in range(T.side_lfirst[p], T.side_lend[p]):
+        ho = c.l_hex[o]
+        if c.l_flags[o] & LF_OC and in_play_state(c.l_state[o]) and ho >= 0 \
+                and (ho == c.l_hex[l] or adjacent(T, c.l_hex[l], ho)):
+            return r + 1
+    return r
 
 
 @kernel
@@ -276,12 +283,16 @@ def kill_leader(c, T, l):
         c.fp[p] += T.tv[TV_V_LEADER]
         c.l_state[l] = L_REPL_DEAD
         log(c, EV_REPL_KILLED, l)
+    elif c.l_state[l] == L_REPL_DEAD:
+        # a substitute killed before (his Flight Point counted) is not killed again, and his counter stays in
+        # play (C29): caught alone or surrounded, it goes to the nearest unit of his command (C49)
+        c.l_hex[l] = nearest_friend(c, T, c.l_hex[l], p, T.lcmd[l])
 
 
 @kernel
 def leader_check_shock(c, T, u):
     """13.3: a leader stacked with a unit that is Disordered, Retired or Eliminated in Shock/Charge
-    dies on DR - rating >= 3."""
+    dies on DR - his Activation Rating >= 3 (with 13.2's +1 next to the Overall Commander: C47)."""
     h = c.u_hex[u]
     if h < 0:
         return
@@ -292,8 +303,9 @@ def leader_check_shock(c, T, u):
         if c.l_state[l] == L_REPL_DEAD:
             continue
         dr = roll(c.dv, c.ds, 10, 0)
-        killed = dr - c.l_rating[l] >= T.tv[TV_LEADER_SHOCK_KILLED_MIN]
-        log(c, EV_LEADER_CHECK_SHOCK, l, dr, c.l_rating[l], killed)
+        rating = activation_rating(c, T, l)
+        killed = dr - rating >= T.tv[TV_LEADER_SHOCK_KILLED_MIN]
+        log(c, EV_LEADER_CHECK_SHOCK, l, dr, rating, killed)
         if killed:
             kill_leader(c, T, l)
 
