@@ -281,6 +281,26 @@ def test_10_0_a_leader_left_alone_by_a_charge_result_is_caught_before_the_charge
     assert any("disrupted after its charge" in e for e in s.log) == charge
 
 
+@pytest.mark.parametrize("attackers", [["1310"], ["1310", "1409"]])
+def test_10_0_a_leader_left_alone_by_a_dx_result_is_caught_before_the_attacker_is_disrupted(attackers):
+    """Dx against the disrupted tercio stacked with Tilly (8.6): the tercio is eliminated and Tilly is alone next
+    to the attackers. He is caught "immediately" (10.0), before the attacker's own Dx disruption takes its zone of
+    control (9.12): with one attacker as with two (until 2026-12-05 a lone attacker's disruption came first and
+    Tilly survived). One attacker: 8 vs 7 = 1-1, die 2; two: 16 vs 7 = 2-1, die 3."""
+    units = {"IC1": {"hex": "1410", "disrupted": True}, "SC1": "1310", "SC2": "1409"}
+    s, d = start(units, rolls=[2 if len(attackers) == 1 else 3], leaders={"tilly": "1410"},
+                 active="allied_center", turn=10)
+    play(s, d, hexa("1410"), *[hexa(h) for h in attackers], A.RESOLVE)
+    while decision(s) == "leader":
+        play(s, d, A.ADD_LEADERS)
+    if decision(s) == "loss":
+        play(s, d, hexa("1409"))
+    assert any("-> Dx" in e for e in s.log) and unit(s, "IC1")["hex"] == "eliminated"
+    assert leader(s, "tilly")["hex"] == "eliminated"
+    assert E.victory_points(s)[0] == 12 + 10
+    assert unit(s, "SC1")["disrupted"] == (len(attackers) == 1)
+
+
 def test_4_1_c_10_11_only_leaders_of_the_activated_corps_add_to_an_attack():
     # Gustavus (allied_right, 3) parked on a unit of the activated Left Wing adds nothing: 5 vs 4
     s, d = start({"IRK": "1410", "SL1": "1310"}, rolls=[1], leaders={"gustavus": "1310"}, active="allied_left")

@@ -123,6 +123,21 @@ def test_5_32_capture_by_passing_through_then_continue():
     assert E.to_position(s)["victory_points"]["allied"] == 5      # enemy gun held
 
 
+def test_10_0_a_unit_catches_a_lone_enemy_leader_on_its_way_and_moves_on():
+    """Tilly stands alone at 1412, in no Allied zone of control. An undisrupted unit catches him "immediately"
+    (10.0, C10) on entering a hex next to him (its zone of control), so that hex is a stop and the move goes on
+    with the MP left, as after a capture (5.32); until 2026-12-05 a unit that only passed by left him on the map."""
+    s, d = start({"SR1": "1410", "IC1": "2020"}, leaders={"tilly": "1412"}, phase="movement",
+                 active="allied_right", turn=10)
+    play(s, d, piece("SR1"))
+    assert "1413" not in legal_hexes(s) and "1411" in legal_hexes(s)     # past him only through a stop
+    play(s, d, hexa("1411"))
+    assert leader(s, "tilly")["hex"] == "eliminated" and E.victory_points(s)[0] == 10
+    assert decision(s) == "move_dest" and "1413" in legal_hexes(s)      # the move goes on
+    play(s, d, hexa("1413"))
+    assert unit(s, "SR1")["hex"] == "1413"
+
+
 def test_10_33_out_of_command_halves_movement_10_44_chain():
     # Teuffel (1) at 1010: SC1 at 1011 in radius; SC2 at 1012 adjacent to SC1 (chain); SC3 at 0510 far away
     s, d = start({"SC1": "1011", "SC2": "1012", "SC3": "0515"}, leaders={"teuffel": "1010"}, phase="movement",

@@ -20,6 +20,7 @@ from .demoralization import is_demoralized
 from .disruption import disrupt, eliminate
 from .events import (EV_ATTACK, EV_CHARGE_DISRUPTED, R_AD, R_AX, R_AX_DEFENDER, R_CHARGE, R_DD, R_DX,
                      R_DX_ATTACKER, WHY_AE, WHY_DE)
+from .leaders import check_leaders
 from .state import (AC_ATT_LEADERS, AC_CHARGE, AC_DEF_LEADERS, F_ATK, F_CHARGE, F_DEF, F_IN_ATK, F_MOVED,
                     F_MUST_ATK, F_MUST_DEF, F_PHASE_CLEAR, F_SPENT, G_ACTIVE, G_ATTACK, G_VIS, G_VIS_OPT)
 from .tables import fields, unit_at
@@ -485,10 +486,12 @@ def emit_attack(buf, T, sa, sd, att, dfn, col, die, res, charging, ev, evn):
 
 
 @kernel
-def resolve(buf, T, dv, ds, ev, evn):
+def resolve(buf, T, dv, ds, ev, evn, work):
     """Roll for the attack declared (:func:`declare`) with the leaders' values the players chose to add
     (8.0), mark the units (8.14, 8.23) and apply the result (8.6). Returns (result, side that must choose
-    a unit to disrupt or -1)."""
+    a unit to disrupt or -1). Ax and Dx hit one side's units, then one unit of the other side: a leader
+    their first part leaves alone is caught "immediately" (10.0), before the other side's unit is disrupted
+    and loses its zone of control (9.12). ``work``: scratch."""
     u_hex, _, u_flags, _, _, _, _, _, _, _, g = fields(buf, T)
     C = context(buf, T)
     sa, sd, active, side = C[C_SA], C[C_SD], C[C_ACTIVE], C[C_SIDE]
@@ -528,6 +531,7 @@ def resolve(buf, T, dv, ds, ev, evn):
         for a in range(T.nu):
             if sa[a]:
                 disrupt(buf, T, a, R_AX, True, ev, evn)
+        check_leaders(buf, T, ev, evn, work)
         if count_on_map(u_hex, sd) > 1:
             return res, 1 - side
         for d in range(T.nu):
@@ -537,6 +541,7 @@ def resolve(buf, T, dv, ds, ev, evn):
         for d in range(T.nu):
             if sd[d]:
                 disrupt(buf, T, d, R_DX, True, ev, evn)
+        check_leaders(buf, T, ev, evn, work)
         if count_on_map(u_hex, sa) > 1:
             return res, side
         for a in range(T.nu):

@@ -15,7 +15,8 @@ from .artillery import targets
 from .disruption import disrupt
 from .events import EV_LEADERS_CHOICE, EV_LOSS_CHOSEN, R_AX_CHOSEN, R_DX_CHOSEN
 from .leaders import check_leaders
-from .movement import destinations, enemy_gun_at, leave_map, move_piece, piece_budget, selectable_pieces
+from .movement import (catches_leader_at, destinations, enemy_gun_at, leave_map, move_piece, piece_budget,
+                       selectable_pieces)
 from .sequence import advance, enter_combat, end_activation, set_decision, swap
 from .state import (AC_ATT_LEADERS, AC_DEF_LEADERS, D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS, D_MOVE_DEST,
                     D_MOVE_SELECT, D_NONE, D_SWAP, F_FORCED, F_IN_ATK, F_MOVED, G_ACTIVE, G_ART_IDX, G_DEC,
@@ -125,7 +126,7 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked):
     """Carry out ``action`` at the pending decision and run the sequence up to the next one. Returns
     OK, ILLEGAL (nothing changed) or GAME_OVER (nothing changed). ``mask``, ``work``: scratch arrays.
     ``checked``: the caller already checked the action against this state's mask (the batched API)."""
-    u_hex, _, u_flags, _, _, l_flags, _, _, a_target, _, g = fields(buf, T)
+    u_hex, u_dis, u_flags, _, l_hex, l_flags, _, _, a_target, _, g = fields(buf, T)
     if g[G_DONE]:
         return GAME_OVER
     if not checked:
@@ -157,8 +158,9 @@ def apply_action(buf, T, action, dv, ds, ev, evn, mask, work, checked):
         if action == EXIT:
             leave_map(buf, T, p, ev, evn)
         elif moved:
-            left = 0                                   # MP left: only a capture lets a unit move on (5.32)
-            if p < T.nu and enemy_gun_at(buf, T, idx, T.unit_side[p]):
+            left = 0                    # MP left: only a capture (5.32) or a leader caught (C10) lets it move on
+            if p < T.nu and (enemy_gun_at(buf, T, idx, T.unit_side[p]) or catches_leader_at(
+                    T, l_hex, place_units(u_hex, block(work, T, W_AT)), idx, T.unit_side[p], u_dis[p])):
                 budget = piece_budget(buf, T, p)
                 cost = block(work, T, W_COST)
                 if checked:                            # the reach costs (legal_options wrote them otherwise)
@@ -226,7 +228,7 @@ def leaders_or_roll(buf, T, attacker, dv, ds, ev, evn, work):
 def roll_attack(buf, T, dv, ds, ev, evn, work):
     """8.0, 8.6: roll; an Ax / Dx result against several units waits for its owner's choice."""
     g = fields(buf, T)[10]
-    res, loss_side = combat.resolve(buf, T, dv, ds, ev, evn)
+    res, loss_side = combat.resolve(buf, T, dv, ds, ev, evn, work)
     if loss_side >= 0:
         g[G_RES] = res
         g[G_LOSS_SIDE] = loss_side

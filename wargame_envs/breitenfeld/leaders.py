@@ -20,7 +20,7 @@ from .tables import W_AT, W_OUT, block, fields, place_units
 @kernel
 def check_leaders(buf, T, ev, evn, work):
     """10.0: eliminate the leaders on the map whose hex holds no friendly unit and either holds an enemy
-    unit or is in the ZOC of an undisrupted enemy unit (7.1). ``work``: scratch."""
+    unit or is in the ZOC of an undisrupted enemy unit (7.1); returns how many. ``work``: scratch."""
     u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
     at = place_units(u_hex, block(work, T, W_AT))
     caught = block(work, T, W_OUT)
@@ -47,6 +47,7 @@ def check_leaders(buf, T, ev, evn, work):
         l_hex[l] = OFF_ELIM
         g[G_VP0 + 1 - T.leader_side[l]] += T.leader_vp[l]
         emit(ev, evn, EV_LEADER_CAUGHT, l, h, 0, 0)
+    return m
 
 
 @kernel

@@ -17,6 +17,7 @@ from ..core.jit import kernel
 from .demoralization import is_demoralized
 from .disruption import eliminate
 from .events import EV_CAPTURED, EV_MOVED, EV_PURSUIT_EXIT, EV_RELEASED, EV_SAXON_EXIT, WHY_ROUT, WHY_ROUT_SAXON
+from .leaders import check_leaders
 from .state import (F_FORCED, F_MOVED, F_NOWD, F_OOC, G_DEMOR, G_EXITVP0, G_MAY0, G_MP, G_VIS, G_VIS_OPT, G_VP0,
                     LF_MOVED, OFF_EXIT)
 from .tables import (W_AFTER, W_AT, W_BARRED, W_BEST, W_COST, W_HEAD, W_QUEUED, W_STOP, W_TAIL, block, blocks, fields,
@@ -80,7 +81,8 @@ def destinations(buf, T, at, piece, budget, cost, work):
 
     6.12, 6.31, 6.32: never into another unit's hex; a leader never into an enemy unit or alone into
     an enemy ZOC; 5.32: an enemy artillery hex is a stop (capturing ends the move; it may continue
-    after); 9.16 / 11.12: a disrupted unit moves straight toward its friendly edge. ``work``: scratch
+    after); so is a hex where the unit catches a lone enemy leader (:func:`catches_leader_at`);
+    9.16 / 11.12: a disrupted unit moves straight toward its friendly edge. ``work``: scratch
     (``tables.new_work``; ``cost`` may be its ``W_COST`` block)."""
     u_hex, u_dis, _, _, l_hex, _, a_hex, a_owner, _, _, g = fields(buf, T)
     nh = T.nh
@@ -101,6 +103,13 @@ def destinations(buf, T, at, piece, budget, cost, work):
     for k in range(T.na):
         if a_hex[k] >= 0 and a_owner[k] != side:
             stop[a_hex[k]] = 1
+    for l in range(T.nl):
+        lh = lone_enemy_leader(T, l_hex, at, l, side)
+        if lh >= 0:
+            stop[lh] = 1
+            for d in range(6 if u_dis[u] == 0 else 0):
+                if T.neighbors[lh, d] >= 0:
+                    stop[T.neighbors[lh, d]] = 1
     mode = exit_mode(T, g, u_dis, u)
     can_exit = False
     if u_dis[u]:
@@ -308,6 +317,26 @@ def enemy_gun_at(buf, T, h, side):
 
 
 @kernel
+def catches_leader_at(T, l_hex, at, h, side, disrupted):
+    """10.0 and clarification C10: a unit of ``side`` entering hex ``h`` catches an enemy leader standing without a
+    unit there or, undisrupted (a zone of control, 7.11, 9.12), next to it: he is eliminated "immediately", on
+    the way, so the hex is a stop and the move goes on after it, as a capture does (5.32). ``at``: the unit of each
+    hex (``tables.place_units``)."""
+    for l in range(T.nl):
+        lh = lone_enemy_leader(T, l_hex, at, l, side)
+        if lh >= 0 and (lh == h or (not disrupted and T.dist[lh, h] == 1)):
+            return True
+    return False
+
+
+@kernel
+def lone_enemy_leader(T, l_hex, at, l, side):
+    """The hex of leader ``l`` if he is an enemy of ``side`` on the map with no unit in his hex, else -1."""
+    lh = l_hex[l]
+    return lh if lh >= 0 and T.leader_side[l] != side and at[lh] < 0 else -1
+
+
+@kernel
 def capture_artillery(buf, T, h, side, u, h_before, dis_before, ev, evn):
     """5.32: the enemy guns in hex ``h`` become ``side``'s (unit ``u`` entered it); True if there was one."""
     _, _, _, _, _, _, a_hex, a_owner, _, _, _ = fields(buf, T)
@@ -343,8 +372,9 @@ def leave_map(buf, T, u, ev, evn):
 
 @kernel
 def move_piece(buf, T, p, h, left, work, ev, evn):
-    """Put piece ``p`` in hex ``h`` with ``left`` MP left: captures (5.32), the Allied release (12.4).
-    True if it captured a gun and may move on (a second destination decision). ``work``: scratch."""
+    """Put piece ``p`` in hex ``h`` with ``left`` MP left: captures (5.32), leaders caught (10.0), the Allied
+    release (12.4). True if it captured a gun or caught a leader and may move on (a second destination decision).
+    ``work``: scratch."""
     u_hex, u_dis, _, _, l_hex, _, _, _, _, _, g = fields(buf, T)
     if p >= T.nu:
         before = l_hex[p - T.nu]
@@ -356,9 +386,10 @@ def move_piece(buf, T, p, h, left, work, ev, evn):
     emit(ev, evn, EV_MOVED, p, before, u_dis[p], h)
     side = T.unit_side[p]
     captured = capture_artillery(buf, T, h, side, p, before, u_dis[p], ev, evn)
+    caught = check_leaders(buf, T, ev, evn, work) > 0        # caught on the way (C10): the move may go on too
     if side == 1 and not g[G_MAY0]:
         check_allied_release(buf, T, h, ev, evn)
-    if not captured or left <= 0:
+    if not (captured or caught) or left <= 0:
         return False
     g[G_MP] = left
     cost = block(work, T, W_COST)
