@@ -26,7 +26,8 @@ class PolicyAgent:
 
     def __init__(self, path, deterministic: bool = True, device: str = "cpu", seed: int | None = None,
                  battle: str | None = None, backend: str = "auto"):
-        if not Path(path).is_file():  # said before torch is looked for (issue 12 item 12)
+        path = Path(path).expanduser()  # a ckpt:~/x.zip spec: no shell expands the ~ after "ckpt:"
+        if not path.is_file():  # said before torch is looked for (issue 12 item 12)
             raise CheckpointNotFoundError(f"checkpoint file not found: {path}")
         from training.checkpoints import CheckpointError, load_policy
         from agents.mlp import MlpActor

@@ -81,9 +81,9 @@ def load(engine, directory: str | Path | None = None) -> tuple[MlpActor, dict[st
         if meta.get(key) != want:
             raise PretrainedError(f"{json_path}: field '{key}' = {meta.get(key)!r}, but the installed "
                                   f"{engine.name} needs {want!r} (retrain or re-export the policy)")
-    if meta.get("hint", "") not in HINTS:
+    if not isinstance(meta.get("hint", ""), str) or meta.get("hint", "") not in HINTS:
         raise PretrainedError(f"{json_path}: field 'hint' = {meta.get('hint')!r}: expected one of {list(HINTS)}")
-    if meta.get("activation") not in ACTIVATIONS:
+    if not isinstance(meta.get("activation"), str) or meta["activation"] not in ACTIVATIONS:
         raise PretrainedError(f"{json_path}: field 'activation' = {meta.get('activation')!r}: expected one of "
                               f"{sorted(ACTIVATIONS)}")
     data = npz_path.read_bytes() if npz_path.stat().st_size <= MAX_WEIGHT_BYTES else None

@@ -10,7 +10,7 @@ spec            agent
 ``mcts``        :class:`agents.mcts.MCTSAgent` with ``DEFAULT_MCTS_SIMULATIONS`` simulations a decision
 ``mcts:N``      the same with ``N`` simulations (1 <= N <= ``MAX_MCTS_SIMULATIONS``)
 ``human``       ``agents.human.HumanAgent`` (terminal play)
-``ckpt:PATH``   ``agents.policy.PolicyAgent`` loading a trained policy checkpoint from ``PATH``
+``ckpt:PATH``   ``agents.policy.PolicyAgent`` loading a trained policy checkpoint from ``PATH`` (``~`` expanded)
 ``pretrained``  :class:`agents.pretrained.PretrainedAgent`, the policy that ships for the battle
                 (``agents/pretrained/``; weights only, no torch needed)
 ==============  =====================================================================================
@@ -33,8 +33,9 @@ import numpy as np
 
 from agents.scripted import AgentUnavailableError, battle_short_name, construct, make_scripted_agent, scripted_agent_class
 
-__all__ = ["AGENT_SPECS", "DEFAULT_MCTS_SIMULATIONS", "MAX_MCTS_SIMULATIONS", "AgentUnavailableError", "agent_seed",
-           "battle_short_name", "make_agent", "scripted_agent_class"]
+__all__ = ["AGENT_SPECS", "DEFAULT_MCTS_SIMULATIONS", "INTERACTIVE_SPECS", "MAX_MCTS_SIMULATIONS",
+           "AgentUnavailableError", "agent_seed", "battle_short_name", "check_unattended", "make_agent",
+           "scripted_agent_class"]
 
 AGENT_SPECS = ("random", "scripted", "mcts", "mcts:N", "human", "pretrained", "ckpt:PATH")
 DEFAULT_MCTS_SIMULATIONS = 64
@@ -63,11 +64,27 @@ def _import_optional(module_name: str, spec: str, what: str):
         raise AgentUnavailableError(f"agent {spec!r} is not available yet: {what} ({module_name}) is not installed") from None
 
 
+INTERACTIVE_SPECS = ("human",)  # agents a person plays through the terminal: never in unattended games
+
+
+def check_unattended(spec: str, where: str) -> None:
+    """A ``ValueError`` when ``spec`` is an agent a person plays (``human``): ``where`` (e.g. ``--agents``) plays
+    its games unattended, with no terminal to ask; people play with ``wargames play``."""
+    if isinstance(spec, str) and spec.partition(":")[0] in INTERACTIVE_SPECS:
+        raise ValueError(f"{where} {spec}: a person cannot play in these games (they run unattended, with no "
+                         f"terminal to ask); play against an agent with: wargames play BATTLE --p1 {spec} --p2 AGENT")
+
+
 def make_agent(spec: str, battle: str, seed: int | None = None):
-    """A fresh agent for ``battle`` from ``spec`` (see ``AGENT_SPECS``), seeded with ``seed``."""
+    """A fresh agent for ``battle`` from ``spec`` (see ``AGENT_SPECS``), seeded with ``seed`` (``None``: from the
+    OS; else a non-negative integer, or a ``ValueError`` naming ``seed``)."""
     battle_short_name(battle)  # KeyError naming the battles for an unknown one
     if not isinstance(spec, str):
         raise _bad_spec(str(spec), "a spec is a string")
+    if seed is not None:
+        from wargame_envs.core.aec import seed_index
+
+        seed = seed_index(seed)
     kind, colon, arg = spec.partition(":")
     if kind == "random" and not colon:
         from agents.base import RandomAgent

@@ -30,6 +30,7 @@ import datetime as dt
 import gc
 import importlib
 import json
+import math
 import os
 import platform
 import random
@@ -291,8 +292,32 @@ def print_table(report: dict[str, Any]) -> None:
 def write_json(report: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse, before the run (minutes), what would give a report that only looks real or could not be
+    written at its end (the flags of this script, ``bench_vector`` and ``bench_rllib``, where each has them):
+    ``--seconds`` finite and above 0, ``--rounds`` at least 1, ``--paired-rounds`` at least 0, and an
+    ``--out`` file that can be written."""
+    from training.evaluate import UsageError, check_file_out
+
+    if not (math.isfinite(args.seconds) and args.seconds > 0):
+        parser.error(f"--seconds must be a finite number above 0, got {args.seconds}")
+    if getattr(args, "rounds", 1) < 1:
+        parser.error(f"--rounds must be at least 1, got {args.rounds}")
+    if getattr(args, "paired_rounds", 0) < 0:
+        parser.error(f"--paired-rounds must be at least 0 (0 skips it), got {args.paired_rounds}")
+    if args.out is not None:
+        try:
+            args.out = check_file_out(args.out, "--out")
+        except UsageError as exc:
+            parser.error(str(exc))
 
 
 def _primary(result: dict[str, Any]) -> float:
@@ -354,7 +379,8 @@ def main(argv: list[str] | None = None) -> int:
         battles = [registry.resolve(b) for b in args.battles] if args.battles else sorted(registry.BATTLES)
     except KeyError as exc:
         parser.error(exc.args[0])
-    report = run(args.seconds, battles, args.seed, max(1, args.rounds), max(0, args.paired_rounds))
+    check_args(parser, args)
+    report = run(args.seconds, battles, args.seed, args.rounds, args.paired_rounds)
     print_table(report)
     write_json(report, args.out)
     print(f"wrote {args.out}")

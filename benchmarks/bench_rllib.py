@@ -52,7 +52,9 @@ def main(argv=None) -> list[dict]:
     parser.add_argument("--address", default="", help="Ray cluster (auto or HOST:PORT); empty = a local Ray")
     parser.add_argument("--out", default=None, help="write the rows as JSON here")
     ns = parser.parse_args(argv)
+    from benchmarks.bench_envs import check_args
 
+    check_args(parser, ns)  # before Ray starts and the measures run
     import ray
 
     from training.rllib_backend import start_ray

@@ -31,7 +31,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.bench_envs import bench_openspiel, bench_pettingzoo, guarded, machine_info, versions, write_json
+from benchmarks.bench_envs import (bench_openspiel, bench_pettingzoo, check_args, guarded, machine_info, versions,
+                                   write_json)
 
 DEFAULT_OUT = Path(__file__).parent / "results" / "vector.json"
 SIZES = (1, 64, 256, 1024)
@@ -141,7 +142,10 @@ def main(argv: list[str] | None = None) -> int:
     missing = [b for b in battles if b not in vector.BACKENDS]
     if missing:
         parser.error(f"no batched backend for {', '.join(missing)}")
-    report = run(args.seconds, battles, args.sizes, max(1, args.rounds), args.startup)
+    check_args(parser, args)
+    if not args.sizes or min(args.sizes) < 1:
+        parser.error(f"--sizes must be batch sizes of at least 1, got {args.sizes}")
+    report = run(args.seconds, battles, args.sizes, args.rounds, args.startup)
     print_table(report)
     write_json(report, args.out)
     print(f"wrote {args.out}")

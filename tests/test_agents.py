@@ -240,6 +240,15 @@ def test_registry_loads_human_and_policy_agents_lazily(monkeypatch):
     assert (policy.path, policy.seed, policy.battle) == ("runs/best.pt", 5, "berestechko")
 
 
+@pytest.mark.parametrize("spec", ["random", "scripted", "mcts:2", "pretrained"])
+def test_registry_checks_the_seed_and_names_it(spec):
+    """audit 2, finding 11: not numpy's "expected non-negative integer" from deep inside the agent."""
+    for bad in (-1, 2.5, "x", True):
+        with pytest.raises(ValueError, match=f"seed = {bad!r}: expected a non-negative integer"):
+            make_agent(spec, "berestechko", bad)
+    assert make_agent(spec, "berestechko", np.int64(3)) is not None and make_agent(spec, "berestechko", None)
+
+
 def test_cli_resolve_agent_delegates_and_keeps_cli_errors():
     assert isinstance(cli.resolve_agent("mcts:3", "berestechko", 0), MCTSAgent)
     with pytest.raises(cli.CliError, match="bad agent spec 'alphago'"):

@@ -473,3 +473,129 @@ def test_replay_refuses_a_bad_gif_frame_duration(race_battle, tmp_path, capsys, 
     assert cli.main(["replay", str(record), "--format", "gif", "--duration-ms", duration, "--out", str(out)]) == 2
     one_error_line(capsys.readouterr().err, f"--duration-ms must be 1..{cli.MAX_GIF_DURATION_MS}, got {duration}")
     assert not out.exists()
+
+
+# --------------------------------------------------------------------------- bad input, round 2 of the audit
+def test_play_checks_the_record_path_before_the_game(race_battle, tmp_path, monkeypatch, capsys):
+    """A --record that is a folder is refused before a (possibly long, human) game is played, and nothing is
+    left behind (audit 2, finding 1)."""
+    played = []
+    monkeypatch.setattr(cli, "play_game", lambda *a, **k: played.append(a) or 0)
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    assert cli.main(["play", "race", "--record", str(folder)]) == 2
+    one_error_line(capsys.readouterr().err, f"--record {folder}: is a folder; give the path of the record's JSON file")
+    assert not played and list(folder.iterdir()) == [] and [p.name for p in tmp_path.iterdir()] == ["replays"]
+
+
+def test_a_record_that_cannot_be_saved_after_the_game_is_kept(race_battle, tmp_path, monkeypatch, capsys):
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+
+    def disk_full(self, path):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(GameRecord, "save", disk_full)
+    assert cli.main(["play", "race", "--seed", "5", "--record", str(tmp_path / "g.json")]) == 2
+    err = capsys.readouterr().err
+    one_error_line(err, f"--record {tmp_path / 'g.json'}: cannot write there (No space left on device); the game "
+                        f"record is saved in {tmp_path / 'tmp'}")
+    spare = Path(err.rsplit(" ", 1)[1].strip())
+    assert GameRecord.from_dict(json.loads(spare.read_text())).returns is not None
+
+
+def test_train_with_a_mistyped_battle_or_recipe_battle_is_one_error_line(tmp_path, capsys):
+    """audit 2, finding 2: the README's main command with the battle mistyped."""
+    recipe = tmp_path / "r1.json"
+    recipe.write_text(json.dumps({"battle": "nope", "args": {}}))
+    for argv, fragment in [(["berestechk", "--recipe", "berestechko"], "unknown environment 'berestechk'"),
+                           (["berestechko", "--recipe", str(recipe)],
+                            f"--recipe {recipe}: field 'battle' = 'nope' in {recipe}: unknown environment 'nope'")]:
+        assert cli.main(["train", *argv, "--out", str(tmp_path / "x")]) == 2, argv
+        one_error_line(capsys.readouterr().err, fragment)
+    assert not (tmp_path / "x").exists()
+
+
+def test_paths_given_with_a_tilde_are_in_the_home_folder(race_battle, tmp_path, monkeypatch, capsys):
+    """audit 2, finding 4: no shell expands the ~ of ckpt:~/x or --record=~/x; the CLI does, and never makes a
+    folder named ~."""
+    from training.evaluate import ensure_dir
+
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.chdir(work)
+    assert cli.main(["play", "race", "--seed", "5", "--record=~/games/g.json", "--render", "rgb_array",
+                     "--out=~/img"]) == 0
+    assert GameRecord.load(home / "games" / "g.json").returns is not None
+    assert (home / "img" / "race_v0_final.png").exists()
+    assert cli.main(["replay", "~/games/g.json", "--format", "png", "--every", "1000", "--out=~/frames",
+                     "--no-progress"]) == 0
+    assert (home / "frames" / "final.png").exists()
+    assert cli.main(["play", "race", "--p2", "ckpt:~/absent.zip"]) == 2
+    one_error_line(capsys.readouterr().err, f"checkpoint file not found: {home / 'absent.zip'}")
+    assert ensure_dir("~/ev") == home / "ev" and (home / "ev").is_dir()
+    assert T.check_args(T.TrainArgs(out="~/runs/x")).out == str(home / "runs" / "x")
+    assert list(work.iterdir()) == []  # no folder named ~
+
+
+def test_replay_refuses_a_folder_with_an_earlier_replays_images_unless_overwrite(race_battle, tmp_path, capsys):
+    """audit 2, finding 6: the frames of two replays never mix."""
+    long, short = tmp_path / "long.json", tmp_path / "short.json"
+    for path, seed in ((long, 5), (short, 5)):
+        assert cli.main(["play", "race", "--seed", str(seed), "--record", str(path)]) == 0
+    record = GameRecord.load(long)
+    GameRecord(env=record.env, seed=record.seed, actions=record.actions[:2]).save(short)
+    out = tmp_path / "pngs"
+    assert cli.main(["replay", str(long), "--format", "png", "--out", str(out)]) == 0
+    before = sorted(p.name for p in out.iterdir())
+    assert len(before) == len(record.actions) + 1 > 4
+    (out / "notes.txt").write_text("mine")
+    capsys.readouterr()
+    assert cli.main(["replay", str(short), "--format", "png", "--out", str(out)]) == 2
+    one_error_line(capsys.readouterr().err, f"--out {out} already holds a replay's images (decision_0001.png, "
+                                            f"decision_0002.png, decision_0003.png and {len(before) - 3} more); pass "
+                                            "--overwrite to replace them")
+    assert sorted(p.name for p in out.iterdir()) == sorted([*before, "notes.txt"])  # untouched
+    assert cli.main(["replay", str(short), "--format", "png", "--out", str(out), "--overwrite"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["decision_0001.png", "decision_0002.png", "final.png", "notes.txt"]
+    assert "removed" in capsys.readouterr().err
+    assert cli.main(["replay", str(short), "--format", "gif", "--out", str(out)]) == 0  # other files: no conflict
+    capsys.readouterr()
+    assert cli.main(["replay", str(short), "--format", "gif", "--out", str(out), "--no-progress"]) == 2
+    one_error_line(capsys.readouterr().err, "already holds a replay's images (game.gif)")
+
+
+def test_evaluate_refuses_human_and_bad_worker_counts(race_battle, tmp_path, monkeypatch, capsys):
+    """audit 2, findings 3 and 19: a person cannot play in worker processes; --workers is 1 to a sane maximum."""
+    from training import evaluate
+
+    monkeypatch.chdir(tmp_path)
+    cases = [(["--agents", "random", "human"], "--agents human: a person cannot play in these games"),
+             (["--workers", "0"], "--workers 0: expected an integer from 1 to"),
+             (["--workers", "-5"], "--workers -5: expected an integer from 1 to"),
+             (["--workers", "100000"], f"--workers 100000: expected an integer from 1 to {evaluate.max_workers()}")]
+    for argv, fragment in cases:
+        assert cli.main(["evaluate", "race", "--games", "1", "--no-progress", *argv]) == 2, argv
+        one_error_line(capsys.readouterr().err, fragment)
+    assert not (tmp_path / "runs").exists()
+    assert cli.main(["evaluate", "--help"]) == 0
+    assert "human" not in capsys.readouterr().out.split("--agents", 1)[1].split("--games", 1)[0]
+
+
+def test_evaluate_refuses_to_replace_a_report_unless_overwrite(race_battle, tmp_path, monkeypatch, capsys):
+    """audit 2, finding 19: as train refuses an out that holds a run."""
+    monkeypatch.chdir(tmp_path)
+    argv = ["evaluate", "race", "--agents", "random", "mcts:1", "--games", "1", "--workers", "1", "--no-progress"]
+    assert cli.main(argv) == 0
+    report = tmp_path / "runs" / "evaluate" / "race" / "report.md"
+    report.write_text("kept")
+    capsys.readouterr()
+    assert cli.main(argv) == 2
+    one_error_line(capsys.readouterr().err, "--out runs/evaluate/race already holds a tournament report (result.json, "
+                                            "report.md, plot.png); pass --overwrite to replace it")
+    assert report.read_text() == "kept"
+    assert cli.main([*argv, "--overwrite"]) == 0 and report.read_text().startswith("# Tournament")

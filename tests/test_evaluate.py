@@ -118,6 +118,23 @@ def test_tournament_rejects_bad_input():
         run_tournament("berestechko", ["random", "scripted"], games=1, seed=-1, workers=1, progress=False)
 
 
+def test_tournament_refuses_a_person_and_bad_worker_counts(tmp_path, monkeypatch):
+    """audit 2, findings 3 and 19: ``human`` cannot answer from a worker process; workers are 1 to
+    ``max_workers()`` and never more than the games; a report already in ``out_dir`` is kept unless ``overwrite``."""
+    with pytest.raises(ValueError, match="--agents human: a person cannot play in these games .* wargames play"):
+        run_tournament("berestechko", ["random", "human"], games=1, workers=1, progress=False)
+    for bad in (0, -5, evaluate.max_workers() + 1, 2.5, "x"):
+        with pytest.raises(evaluate.UsageError, match=f"--workers {bad!r}: expected an integer from 1 to"):
+            run_tournament("berestechko", ["random", "scripted"], games=1, workers=bad, progress=False)
+    assert evaluate.check_workers(evaluate.max_workers(), jobs=2) == 2 and evaluate.check_workers(None) >= 1
+    monkeypatch.setattr(evaluate, "_run_jobs", lambda jobs, workers, *a: pytest.fail("no game may be played"))
+    (tmp_path / "report.md").write_text("kept")
+    with pytest.raises(evaluate.UsageError, match=f"--out {tmp_path} already holds a tournament report"):
+        run_tournament("berestechko", ["random", "scripted"], games=1, workers=1, out_dir=tmp_path, progress=False,
+                       overwrite=False)
+    assert (tmp_path / "report.md").read_text() == "kept"
+
+
 def test_checkpoint_described_at_the_head_of_the_report(tmp_path):
     about = {"checkpoint": "runs/x/checkpoints/latest.zip", "timesteps": "512"}
     result = run_tournament("berestechko", ["random", "scripted"], games=1, workers=1, out_dir=tmp_path,

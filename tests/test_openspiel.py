@@ -71,6 +71,31 @@ def test_max_decisions_ends_the_game_as_a_draw():
     assert game.max_game_length() == 7
 
 
+@pytest.mark.parametrize("name", sorted(openspiel.GAMES))
+def test_a_state_cut_by_max_decisions_takes_no_more_moves(name):
+    """audit 2, finding 14: OpenSpiel code takes a terminal state to be frozen."""
+    state = pyspiel.load_game(name, {"seed": 1, "max_decisions": 3}).new_initial_state()
+    for _ in range(3):
+        while state.is_chance_node():
+            state.apply_action(state.chance_outcomes()[0][0])
+        state.apply_action(state.legal_actions()[0])
+    assert state.is_terminal() and state.legal_actions() == []
+    engine, core = state._core.shared.engine, state._core
+    still = int(np.flatnonzero(engine.legal_mask(core.state))[0])  # what the engine itself would still take
+    history, digest = state.history(), core.state.digest()
+    with pytest.raises(IllegalActionError, match=f"action {still}: the game is over"):
+        state.apply_action(still)
+    assert state.history() == history and state._core.state.digest() == digest
+
+
+@pytest.mark.parametrize("player", [9, -1, 2, 0.5])
+def test_resample_from_infostate_refuses_a_player_that_is_not_one(player):
+    """audit 2, finding 14: a wrong player id must not hand back the true hidden information."""
+    state = pyspiel.load_game("python_kulikovo", {"seed": 4, "false_dmitri": True}).new_initial_state()
+    with pytest.raises(ValueError, match=f"player_id = {player!r}: expected a player, 0..1"):
+        state.resample_from_infostate(player, None)
+
+
 @pytest.mark.parametrize("params, field", [({"max_decisions": -1}, "max_decisions"), ({"seed": -2}, "seed")])
 def test_bad_parameter_names_field_and_value(params, field):
     with pytest.raises((ScenarioError, pyspiel.SpielError), match=field):

@@ -235,3 +235,52 @@ def test_a_failed_reset_leaves_the_game_as_it_was(battle):
         assert snapshot() == before, kwargs
     _random_steps(env, 40, rng)                                # the game goes on
     assert replay_final(raw.record)[1] == raw.game_state        # and its record still replays
+
+
+# ---------------------------------------------------------------------------- audit 2, finding 12
+@pytest.mark.parametrize("battle", BATTLES)
+def test_unknown_agents_and_calls_before_reset_or_after_the_end_say_what_is_wrong(battle):
+    raw = make(battle, raw=True)
+    for call in (lambda: raw.observe(raw.possible_agents[0]), raw.position, raw.legal_actions, raw.last,
+                 lambda: raw.action_to_str(0), lambda: raw.save_record("never.json"), lambda: raw.step(0)):
+        with pytest.raises(RuntimeError, match=r"call reset\(\) before \w+\(\)"):
+            call()
+    env = make(battle)
+    env.reset(seed=3)
+    for call in (lambda: env.observe("nobody"), lambda: env.observe(0), lambda: env.action_space("x"),
+                 lambda: env.observation_space("x")):
+        with pytest.raises(ValueError, match=r"agent = .*: expected one of \["):
+            call()
+    with pytest.raises(ValueError, match="action 'x': expected an integer index"):
+        env.unwrapped.action_to_str("x")
+    env.unwrapped.illegal_action = "lose"
+    with pytest.warns(UserWarning):
+        env.step(-1)  # the game ends at once
+    for agent in list(env.agents):
+        env.step(None)
+    assert env.agents == [] and env.unwrapped.legal_actions() == []
+    assert env.observe(env.possible_agents[0])["action_mask"].sum() == 0
+    for call in (env.last, env.unwrapped.last, lambda: env.unwrapped.step(0)):
+        with pytest.raises(RuntimeError, match="the game is over; call reset"):
+            call()
+
+
+def test_a_finished_game_is_no_start_position_for_any_battle(race_battle):
+    """audit 2, finding 5: the AEC env and the batched games refuse a finished position whatever the battle's own
+    reader accepts (the race game's accepts any columns)."""
+    from wargame_envs.core import ScenarioError
+    from wargame_envs.core.vector import EngineLoopBackend, VectorGame
+    from race_game import RaceEngine
+
+    env = make("race")
+    env.reset(seed=1)
+    for finished in ({"pos": [4, 0]}, {"pos": [1, 4]}):
+        with pytest.raises(ScenarioError, match="this position is a finished game; there is nothing to play from it"):
+            env.reset(seed=2, options={"position": finished})
+        with pytest.raises(ScenarioError, match="finished game"):
+            VectorGame(EngineLoopBackend(RaceEngine()), 2, options={"position": finished})
+        vec = VectorGame(EngineLoopBackend(RaceEngine()), 2)
+        vec.reset(seed=1)
+        with pytest.raises(ScenarioError, match=r"positions\[1\]: position: this position is a finished game"):
+            vec.from_positions([{"pos": [0, 0]}, finished])
+    assert env.unwrapped.record.seed == 1 and env.agents  # the game in progress is untouched

@@ -163,3 +163,84 @@ def test_deeply_nested_options_built_in_code_are_refused():
     with pytest.raises(RecordError, match="field 'options' is nested more than 32 levels deep"):
         GameRecord.from_dict(record_dict(options={"position": nested(10_000)}))
     GameRecord.from_dict(record_dict(options={"position": nested(30)}))  # deep but within the limit: accepted
+
+
+# --------------------------------------------------------------------------- where a record is saved (audit 2, 1)
+def test_saving_into_a_folder_is_refused_and_leaves_no_temp_file(tmp_path):
+    env = play_random(3)
+    folder = tmp_path / "replays"
+    folder.mkdir()
+    with pytest.raises(RecordError, match=f"{folder}: is a folder; give the path of the record's JSON file"):
+        env.save_record(folder)
+    assert list(folder.iterdir()) == [] and sorted(p.name for p in tmp_path.iterdir()) == ["replays"]
+    blocker = tmp_path / "a_file"
+    blocker.write_text("")
+    with pytest.raises(RecordError, match=f"{blocker}: cannot write there \\(a file, not a folder\\)"):
+        env.record.save(blocker / "sub" / "g.json")
+
+
+def test_a_failed_save_removes_its_temp_file(tmp_path, monkeypatch):
+    import os
+
+    env = play_random(3)
+
+    def fail(src, dst):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="No space left"):
+        env.record.save(tmp_path / "game.json")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_save_and_load_expand_the_home_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("HOME", str(tmp_path))
+    env = play_random(3)
+    assert env.record.save("~/games/g.json") == tmp_path / "games" / "g.json"
+    assert GameRecord.load("~/games/g.json") == env.record
+
+
+# --------------------------------------------------------------------------- what a record claims (audit 2, 15)
+def test_replay_checks_the_recorded_result(race_battle):
+    env = play_random(2)
+    winner = env.record.returns
+    assert winner in ([1.0, -1.0], [-1.0, 1.0])
+    for returns, fragment in [([-r for r in winner], "the replayed game ends with returns"),
+                              ([1.0], "the replayed game ends with returns"),
+                              (None, "the replayed game ends with returns")]:
+        forged = GameRecord.from_dict({**json.loads(env.record.to_json()), "returns": returns})
+        with pytest.raises(RecordError, match=f"field 'returns' = {re_escape(returns)}, but {fragment}"):
+            replay_final(forged)
+    unfinished = GameRecord(env="race_v0", seed=2, actions=env.record.actions[:2], returns=[1.0, -1.0])
+    with pytest.raises(RecordError, match="ends without a result"):
+        replay_final(unfinished)
+    replay_final(GameRecord(env="race_v0", seed=2, actions=env.record.actions[:2]))  # no result claimed: fine
+
+
+def re_escape(value) -> str:
+    import re
+
+    return re.escape(repr(value))
+
+
+def test_replay_checks_players_and_the_illegal_action(race_battle):
+    env = play_random(2)
+    data = json.loads(env.record.to_json())
+    with pytest.raises(RecordError, match=r"field 'players' = .*\['napoleon'\] are not agents of race_v0"):
+        replay_final(GameRecord.from_dict({**data, "players": {"north": "random", "napoleon": "human"}}))
+    with pytest.raises(RecordError, match=r"field 'illegal_action' = \{'agent': 5\}: expected"):
+        replay_final(GameRecord.from_dict({**data, "illegal_action": {"agent": 5}}))
+    # a game lost by an illegal action (illegal_action="lose") replays, and its result is checked too
+    lost = {"env": "race_v0", "seed": 1, "actions": [], "returns": [-1.0, 1.0], "format": RECORD_FORMAT,
+            "options": {}, "illegal_action": {"agent": "north", "action": "7", "decision": "move"}}
+    replay_final(GameRecord.from_dict(lost))
+    with pytest.raises(RecordError, match="field 'returns'"):
+        replay_final(GameRecord.from_dict({**lost, "returns": [1.0, -1.0]}))
+
+
+def test_a_short_env_name_replays(race_battle):
+    env = play_random(2)
+    short = GameRecord.from_dict({**json.loads(env.record.to_json()), "env": "race"})
+    _, final = replay_final(short)
+    assert final.digest() == env.record.final_digest
+    replay_final(short, RaceEngine())

@@ -264,3 +264,37 @@ def test_the_package_and_the_default_backend_never_import_ray(tmp_path):
     """)
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
+
+
+@needs_ray
+def test_bad_reset_options_and_config_are_named_and_a_failed_reset_changes_nothing():
+    """audit 2, finding 7 (the RLlib env): the checks of training.selfplay, before anything changes."""
+    from training.rllib_backend import WargameSelfPlayEnv, _POOLS
+
+    env = WargameSelfPlayEnv({"battle": "berestechko", "pool_id": "test-bad-reset", "baselines": ["random"]})
+    try:
+        obs, _ = env.reset(seed=3)
+        before = (env.seats, env.opponent, env.dice, env.state.digest(), env._rng.bit_generator.state, env._next_side)
+        for options, fragment in [({"learner_side": 2}, "field 'learner_side' = 2: expected 0 or 1"),
+                                  ({"learner_side": -1}, "field 'learner_side' = -1"),
+                                  ({"learner_side": "x"}, "field 'learner_side' = 'x'"),
+                                  ({"opponent": "nobody"}, r"field 'opponent' = 'nobody': expected one of the pool's"),
+                                  ({"variant": 1}, "variant")]:
+            with pytest.raises(ValueError, match=fragment):
+                env.reset(seed=4, options=options)
+            assert (env.seats, env.opponent, env.dice, env.state.digest(), env._rng.bit_generator.state,
+                    env._next_side) == before, options
+        with pytest.raises(ValueError, match="seed = -1: expected a non-negative integer"):
+            env.reset(seed=-1)
+        agent = next(iter(obs))
+        env.step({agent: int(np.flatnonzero(obs[agent]["action_mask"])[0])})  # the old game goes on
+    finally:
+        _POOLS.pop("test-bad-reset", None)
+    both = WargameSelfPlayEnv({"battle": "berestechko", "opponents": "none"})
+    with pytest.raises(ValueError, match="field 'opponent' = 'random': both seats are learners here"):
+        both.reset(options={"opponent": "random"})
+    for config, fragment in [({"shaped_scale": float("nan")}, "shaped_scale = nan"),
+                             ({"shaped_scale": "abc"}, "shaped_scale = 'abc'"),
+                             ({"max_steps": -3}, "max_steps = -3"), ({"seed": -1}, "seed = -1")]:
+        with pytest.raises(ValueError, match=fragment):
+            WargameSelfPlayEnv({"battle": "berestechko", "opponents": "none", **config})

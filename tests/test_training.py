@@ -190,6 +190,94 @@ def test_the_truncation_reward_is_paid_on_the_cut_step_only():
     assert trunc and rewards[-1] == -1.0 and not any(rewards[:-1]) and info["outcome"] == 0.5
 
 
+def test_bad_reset_options_are_named_and_a_failed_reset_leaves_the_env_as_it_was():
+    """audit 2, finding 7: options and settings checked before anything changes; the old game goes on."""
+    env = env_with(RandomAgent(0), shaped=False)
+    env.reset(seed=1)
+    legal = int(np.flatnonzero(env.action_masks())[0])
+
+    def snapshot():
+        return env.side, env.opponent, env.dice, env.state.digest(), env._next_side, env.np_random.bit_generator.state
+
+    before = snapshot()
+    for options, fragment in [({"learner_side": 2}, "field 'learner_side' = 2: expected 0 or 1"),
+                              ({"learner_side": -1}, "field 'learner_side' = -1: expected 0 or 1"),
+                              ({"learner_side": "x"}, "field 'learner_side' = 'x': expected 0 or 1"),
+                              ({"opponent": "nobody"},
+                               r"field 'opponent' = 'nobody': expected one of the pool's \['opp'\]"),
+                              ({"dice": 3}, "field 'dice' = 3: expected a Dice"),
+                              ({"variant": 1}, "variant"), ({"learner_side": 0, "variant": 1}, "variant")]:
+        with pytest.raises(ValueError, match=fragment):
+            env.reset(seed=2, options=options)
+        assert snapshot() == before, options
+    for seed in (-1, 2.5, "x"):
+        with pytest.raises(ValueError, match="seed = .*: expected a non-negative integer"):
+            env.reset(seed=seed)
+        assert snapshot() == before
+    _, _, term, _, _ = env.step(legal)  # the old game goes on, with the learner on its seat
+    assert not term and env.side == before[0]
+    for kw, fragment in [(dict(shaped_scale=float("nan")), "shaped_scale = nan"),
+                         (dict(shaped_scale="abc"), "shaped_scale = 'abc'"),
+                         (dict(truncation_reward=float("inf")), "truncation_reward = inf"),
+                         (dict(max_steps=0), "max_steps = 0: expected a positive integer"),
+                         (dict(hint="scripted", hint_seed=-1), "hint_seed = -1: expected a non-negative integer"),
+                         (dict(first_side="x"), "first_side = 'x': expected 0 or 1")]:
+        with pytest.raises(ValueError, match=fragment):
+            SelfPlayEnv("berestechko", env.pool, shaped=True, **kw)
+
+
+def test_resuming_takes_the_checkpoints_hint_and_architecture(tmp_path, capsys):
+    """audit 2, finding 10: a --hint other than the checkpoint's no longer fails in load_state_dict."""
+    from training import train as T
+    from training.evaluate import UsageError
+
+    meta = {"battle": "berestechko", "env": ENGINE.name, "obs_size": ENGINE.obs_layout.size,
+            "obs_layout": C.layout_digest(ENGINE), "num_actions": ENGINE.num_actions,
+            "net_arch": {"pi": [16], "vf": [16]}, "activation": "relu", "hint": "scripted", "timesteps": 64,
+            "args": {}, "pool": []}
+    C.save_checkpoint(tmp_path / "checkpoints" / "latest.zip", meta, C.build_policy(meta).state_dict())
+    args = T.check_args(T.TrainArgs(out=str(tmp_path), resume=True, hint="", net_arch="64,64"))
+    adopted = T.resume_settings(args)
+    assert (adopted.hint, adopted.net_arch, adopted.activation) == ("scripted", "16", "relu")
+    err = capsys.readouterr().err
+    assert "note: resuming" in err and "--net-arch '16', --activation 'relu', --hint 'scripted'" in err
+    fresh = T.dataclasses.replace(args, resume=False)
+    assert T.resume_settings(fresh) == fresh  # a fresh run keeps its flags
+    meta = {**meta, "hint": "scores"}
+    C.save_checkpoint(tmp_path / "checkpoints" / "latest.zip", meta, C.build_policy(meta).state_dict())
+    with pytest.raises(UsageError, match="--resume .*latest.zip: it was trained with .*--hint 'scores'.*"
+                                         "--backend batched"):
+        T.resume_settings(args)
+
+
+def test_a_checkpoint_whose_battle_and_env_disagree_is_refused(tmp_path):
+    """audit 2, finding 16: the agent builds its observer from 'battle', the engine check reads 'env'."""
+    import hashlib
+
+    from agents.registry import make_agent
+
+    meta = {"battle": "berestechko", "env": ENGINE.name, "obs_size": ENGINE.obs_layout.size,
+            "obs_layout": C.layout_digest(ENGINE), "num_actions": ENGINE.num_actions,
+            "net_arch": {"pi": [16], "vf": [16]}, "activation": "tanh", "hint": "scripted", "timesteps": 64,
+            "args": {}, "pool": []}
+    with pytest.raises(C.CheckpointError, match="metadata field 'battle' = 'kulikovo' does not name the battle of "
+                                                "field 'env' = 'berestechko_v0'"):
+        C.save_checkpoint(tmp_path / "bad.zip", {**meta, "battle": "kulikovo"}, C.build_policy(meta).state_dict())
+    good = C.save_checkpoint(tmp_path / "good.zip", meta, C.build_policy(meta).state_dict())
+    forged = tmp_path / "forged.zip"
+    with zipfile.ZipFile(good) as z:
+        members = {n: z.read(n) for n in z.namelist()}
+    inner = {**json.loads(members["meta.json"]), "battle": "kulikovo"}
+    members["meta.json"] = json.dumps(inner).encode()
+    with zipfile.ZipFile(forged, "w") as z:
+        for name, data in members.items():
+            z.writestr(name, data)
+    digest = hashlib.sha256(forged.read_bytes()).hexdigest()
+    C.sidecar_path(forged).write_text(json.dumps({**inner, "zip_sha256": digest}))
+    with pytest.raises(C.CheckpointError, match="forged.zip: metadata field 'battle' = 'kulikovo'"):
+        make_agent(f"ckpt:{forged}", "berestechko", 0)
+
+
 # ------------------------------------------------------------------------- opponent pool
 
 def test_pfsp_draws_opponents_that_still_beat_the_learner_more_often():

@@ -637,10 +637,11 @@ def train_batched(args):
     from agents.mlp import MlpActor
     from training.checkpoints import load_checkpoint, save_checkpoint
     from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate,
-                                imitation_warm_start, make_pool, prepare_out, resolve_device)
+                                imitation_warm_start, make_pool, prepare_out, resolve_device, resume_settings)
 
     args = check_args(args)
     out = prepare_out(args)
+    args = resume_settings(args)
     keep_freed_memory()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)

@@ -206,6 +206,15 @@ def _check_meta(meta: dict[str, Any], path: Path) -> None:
         raise CheckpointError(f"{path}: format {meta['format']!r} is not {FORMAT!r}")
     if meta["format_version"] != FORMAT_VERSION:
         raise CheckpointError(f"{path}: format version {meta['format_version']} (this code reads {FORMAT_VERSION})")
+    from wargame_envs.registry import resolve
+
+    try:
+        battle_env = resolve(meta["battle"])
+    except KeyError:
+        battle_env = None
+    if battle_env != meta["env"]:  # the agent builds its observer from "battle", the engine check reads "env"
+        raise CheckpointError(f"{path}: metadata field 'battle' = {meta['battle']!r} does not name the battle of "
+                              f"field 'env' = {meta['env']!r}")
     arch = meta["net_arch"]
     if set(arch) != {"pi", "vf"} or not all(
             isinstance(v, list) and all(isinstance(n, int) and n > 0 for n in v) for v in arch.values()):

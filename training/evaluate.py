@@ -17,7 +17,9 @@ never a win. Reported: per agent and per side win counts and win rates with Wils
 OpenSkill (Plackett-Luce) ratings over the games in schedule order, the balance matrix (row agent on
 side 0 vs column agent on side 1 -> side-0 win rate), decisions per game, the agents' thinking time
 per decision, and truncations. Outputs in ``out_dir``: ``result.json``, ``report.md``, ``plot.png``;
-the command line writes them to ``runs/evaluate/<battle>`` unless ``--out`` says otherwise.
+the command line writes them to ``runs/evaluate/<battle>`` unless ``--out`` says otherwise, and refuses a
+folder that already holds a report unless ``--overwrite`` is given (as ``train`` refuses a run folder).
+The ``human`` agent cannot play here: the games run unattended, in worker processes without a terminal.
 """
 
 from __future__ import annotations
@@ -70,8 +72,9 @@ class UsageError(WargameError, ValueError):
 
 
 def ensure_dir(path: str | Path, option: str = "--out") -> Path:
-    """``path`` as a folder that exists and can be written, or a :class:`UsageError` naming it."""
-    path = Path(path)
+    """``path`` (``~`` expanded: a shell leaves ``--out=~/x`` as it is) as a folder that exists and can be
+    written, or a :class:`UsageError` naming it."""
+    path = Path(path).expanduser()
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):
@@ -81,15 +84,52 @@ def ensure_dir(path: str | Path, option: str = "--out") -> Path:
     return path
 
 
+def check_file_out(path: str | Path, option: str) -> Path:
+    """``path`` (``~`` expanded) as a file that ``option`` can write (its folder made), or a :class:`UsageError`
+    naming it: checked before a long run, whose result would otherwise be lost at the end."""
+    path = Path(path).expanduser()
+    if path.is_dir():
+        raise UsageError(f"{option} {path}: is a folder, expected a file path")
+    ensure_dir(path.parent, option)
+    if path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path}: cannot write there (permission denied)")
+    return path
+
+
 def check_baseline_out(path: str | Path) -> Path:
     """``path`` as a file that ``--random-baseline`` can write (its folder made), or a :class:`UsageError`."""
-    path = Path(path)
-    if path.is_dir():
-        raise UsageError(f"--baseline-out {path}: is a folder, expected a JSON file path")
-    ensure_dir(path.parent, "--baseline-out")
-    if path.exists() and not os.access(path, os.W_OK):
-        raise UsageError(f"--baseline-out {path}: cannot write there (permission denied)")
-    return path
+    return check_file_out(path, "--baseline-out")
+
+
+REPORT_FILES = ("result.json", "report.md", "plot.png")  # what a tournament writes to its out folder
+
+
+def prepare_report_dir(path: str | Path, overwrite: bool = False) -> Path:
+    """``path`` (``~`` expanded) as a writable folder for a tournament's report. A folder that already holds one
+    is refused unless ``overwrite`` (those files are then replaced), as ``train`` refuses a folder that holds
+    a run: a report is never replaced unasked."""
+    out = ensure_dir(path)
+    found = [name for name in REPORT_FILES if (out / name).exists()]
+    if found and not overwrite:
+        raise UsageError(f"--out {out} already holds a tournament report ({', '.join(found)}); pass --overwrite to "
+                         "replace it, or choose another --out")
+    return out
+
+
+def check_workers(workers, jobs: int | None = None) -> int:
+    """``workers`` (None: :func:`default_workers`) as a process count from 1 to :func:`max_workers`, or a
+    :class:`UsageError` naming ``--workers``; no more than ``jobs`` (games) when given: a process pool starts
+    a process for each task it is handed, up to its size."""
+    if workers is None:
+        n = default_workers()
+    else:
+        from wargame_envs.core.aec import action_index
+
+        n = action_index(workers)
+        if n is None or not 1 <= n <= max_workers():
+            raise UsageError(f"--workers {workers!r}: expected an integer from 1 to {max_workers()} "
+                             f"(4 per CPU core of this machine, at least 8)")
+    return max(1, min(n, jobs)) if jobs is not None else n
 
 
 def default_out(battle: str) -> Path:
@@ -364,6 +404,11 @@ def default_workers() -> int:
     return max(1, min(2, os.cpu_count() or 1))
 
 
+def max_workers() -> int:
+    """The most worker processes a tournament may start: 4 per CPU core, at least 8 (each loads numba)."""
+    return max(8, 4 * (os.cpu_count() or 1))
+
+
 def _run_jobs(jobs: list[tuple], workers: int, progress: bool, desc: str) -> list[GameResult]:
     from tqdm import tqdm
 
@@ -390,15 +435,17 @@ def _run_jobs(jobs: list[tuple], workers: int, progress: bool, desc: str) -> lis
 def run_tournament(battle: str, agent_specs: Sequence[str], games: int, workers: int | None = None, seed: int = 0,
                    out_dir: str | Path | None = None, self_play: bool = False,
                    max_decisions: int = DEFAULT_MAX_DECISIONS, progress: bool = True,
-                   about: dict[str, str] | None = None) -> TournamentResult:
+                   about: dict[str, str] | None = None, overwrite: bool = True) -> TournamentResult:
     """Round-robin of ``agent_specs`` on ``battle``: ``games`` games per pairing per side.
 
     Agent specs are those of :mod:`agents.registry` and must be distinct (use ``self_play`` for
-    mirror matches). With ``out_dir`` the JSON, Markdown report and plot are written there (the
-    folder is checked to be writable before any game is played). ``about`` (e.g. the checkpoint
-    evaluated) is written at the head of the report and in the JSON.
+    mirror matches); ``human`` cannot play (the games run unattended). ``workers``: 1 to :func:`max_workers`
+    processes (default :func:`default_workers`). With ``out_dir`` the JSON, Markdown report and plot are
+    written there (the folder is checked to be writable before any game is played; with ``overwrite=False``
+    a folder that already holds a report is refused, as the command line does without ``--overwrite``).
+    ``about`` (e.g. the checkpoint evaluated) is written at the head of the report and in the JSON.
     """
-    from agents.registry import make_agent
+    from agents.registry import check_unattended, make_agent
     from wargame_envs import registry
 
     battle = registry.resolve(battle)
@@ -413,13 +460,15 @@ def run_tournament(battle: str, agent_specs: Sequence[str], games: int, workers:
         raise UsageError(f"seed must be a non-negative integer, got {seed!r}")
     if max_decisions < 1:
         raise UsageError(f"max_decisions must be at least 1, got {max_decisions}")
+    for spec in specs:  # a person cannot answer from a worker process
+        check_unattended(spec, "--agents")
+    plan = schedule(len(specs), games, seed, self_play)
+    workers = check_workers(workers, len(plan))
     if out_dir is not None:
-        ensure_dir(out_dir)
+        out_dir = prepare_report_dir(out_dir, overwrite)
     for spec in specs:  # fail fast on a bad spec, before any process starts
         make_agent(spec, battle, 0)
     engine = _engine(battle)
-    workers = default_workers() if workers is None else max(1, int(workers))
-    plan = schedule(len(specs), games, seed, self_play)
     jobs = [(battle, i, r, c, (specs[r], specs[c]), s, max_decisions) for i, (r, c, _, s) in enumerate(plan)]
     t0 = time.perf_counter()
     results = _run_jobs(jobs, workers, progress, f"{battle} tournament")
@@ -463,12 +512,16 @@ def add_arguments(ap: argparse.ArgumentParser) -> argparse.ArgumentParser:
     """The evaluation options (shared by ``python -m training.evaluate`` and ``wargames evaluate``)."""
     ap.add_argument("battle", help="battle name, e.g. berestechko or berestechko_v0")
     ap.add_argument("--agents", nargs="+", default=["random", "scripted"],
-                    help="agent specs: random, scripted, mcts, mcts:N, human, pretrained, ckpt:PATH (see agents.registry)")
+                    help="agent specs: random, scripted, mcts, mcts:N, pretrained, ckpt:PATH (see agents.registry; "
+                         "a person plays with 'wargames play', not here)")
     ap.add_argument("--games", type=int, default=20, help="games per pairing per side")
-    ap.add_argument("--workers", type=int, default=None, help="processes (default min(2, cpu count))")
+    ap.add_argument("--workers", type=int, default=None,
+                    help=f"processes, 1 to {max_workers()} (default min(2, cpu count))")
     ap.add_argument("--seed", type=int, default=0, help="tournament seed, >= 0 (game seeds derive from it)")
     ap.add_argument("--out", default=None,
-                    help="folder for result.json, report.md and plot.png (default: runs/evaluate/<battle>)")
+                    help="folder for result.json, report.md and plot.png (default: runs/evaluate/<battle>); one that "
+                         "already holds a report is refused unless --overwrite is given")
+    ap.add_argument("--overwrite", action="store_true", help="replace the report already in --out")
     ap.add_argument("--self-play", action="store_true", help="also play each agent against itself")
     ap.add_argument("--max-decisions", type=int, default=DEFAULT_MAX_DECISIONS, help="cut games longer than this (draws)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -488,17 +541,16 @@ def run(args: argparse.Namespace) -> int:
         if args.random_baseline is not None:
             if args.random_baseline < 1:
                 raise UsageError(f"--random-baseline must be at least 1 game, got {args.random_baseline}")
-            if args.baseline_out:  # before the games, which may be long, are played
-                check_baseline_out(args.baseline_out)
+            baseline_out = check_baseline_out(args.baseline_out) if args.baseline_out else None  # before the games
             ref = random_baseline(args.battle, args.random_baseline, args.seed, args.workers, not args.no_progress)
             text = json.dumps(ref, indent=1)
-            if args.baseline_out:
-                Path(args.baseline_out).write_text(text + "\n")
+            if baseline_out:
+                baseline_out.write_text(text + "\n")
             print(text)
             return 0
-        out = Path(args.out) if args.out else default_out(args.battle)
+        out = Path(args.out).expanduser() if args.out else default_out(args.battle)
         result = run_tournament(args.battle, args.agents, args.games, args.workers, args.seed, out,
-                                args.self_play, args.max_decisions, not args.no_progress)
+                                args.self_play, args.max_decisions, not args.no_progress, overwrite=args.overwrite)
     except (KeyError, ValueError) as exc:  # unknown battle, bad spec or count, CheckpointError, UsageError
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2

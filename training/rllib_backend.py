@@ -58,8 +58,9 @@ from torch import nn
 
 from agents.hint import input_size, make_observer
 from agents.mlp import MlpActor
-from training.selfplay import OpponentPool
-from wargame_envs.core.aec import action_index
+from training.selfplay import OpponentPool, check_settings, split_reset_options
+from wargame_envs.core.aec import action_index, seed_index
+from wargame_envs.core.engine import refuse_finished
 from wargame_envs.core.dice import Dice
 from wargame_envs.core.errors import IllegalActionError
 from wargame_envs.registry import make_engine, resolve
@@ -112,12 +113,12 @@ class WargameSelfPlayEnv(MultiAgentEnv):
         if self.opponents not in ("pool", "none"):
             raise ValueError(f"opponents = {self.opponents!r}: expected 'pool' or 'none'")
         self.pool = process_pool(cfg) if self.opponents == "pool" else None
-        self.shaped, self.shaped_scale = bool(cfg.get("shaped", True)), float(cfg.get("shaped_scale", 0.1))
-        self.max_steps = int(cfg.get("max_steps", 2000))
-        self.truncation_reward = float(cfg.get("truncation_reward", 0.0))
+        self.shaped = bool(cfg.get("shaped", True))
+        self.shaped_scale, self.truncation_reward, self.max_steps = check_settings(
+            cfg.get("shaped_scale", 0.1), cfg.get("truncation_reward", 0.0), cfg.get("max_steps", 2000))
         # EnvContext (RLlib) carries the runner and sub-env index: distinct streams and first seats
         worker, vector = int(getattr(config, "worker_index", 0)), int(getattr(config, "vector_index", 0))
-        self._rng = np.random.default_rng([int(cfg.get("seed", 0)), worker, vector])
+        self._rng = np.random.default_rng([seed_index(cfg.get("seed", 0)), worker, vector])
         self._next_side = (worker + vector) % 2
         hint = cfg.get("hint", "")
         self.observer = make_observer(hint, self.battle, int(self._rng.integers(2**31)))
@@ -135,24 +136,32 @@ class WargameSelfPlayEnv(MultiAgentEnv):
 
     # -- RLlib API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """A new episode; as :meth:`training.selfplay.SelfPlayEnv.reset`, the seed, options and new game are
+        checked and built first, so a reset that fails leaves the env as it was."""
         if seed is not None:
-            self._rng = np.random.default_rng(seed)
-        options = dict(options or {})
-        side = options.pop("learner_side", None)
-        name = options.pop("opponent", None)
-        dice = options.pop("dice", None)
+            seed = seed_index(seed)
+        side, name, dice, engine_options = split_reset_options(options, self.pool)
+        rng = np.random.default_rng(seed) if seed is not None else self._rng
+        next_side, opponent, opponent_seed = self._next_side, None, None
         if self.pool is None:
-            self.seats, self.opponent = (0, 1), None
+            seats = (0, 1)
         else:
             if side is None:  # alternate; a seed fixes the side (its parity), so that reset(seed=s) replays a game
-                side = int(seed) % 2 if seed is not None else self._next_side
-                self._next_side = 1 - side
-            self.seats = (int(side),)
-            self.opponent = self.pool.entries[name] if name is not None else self.pool.sample(int(side), self._rng)
-            self.opponent.agent.reset(int(self._rng.integers(2**63 - 1)))
-        self.observer.reset(int(self._rng.integers(2**31)))
-        self.dice = dice if dice is not None else Dice(int(self._rng.integers(2**63 - 1)))
-        self.state = self.engine.new_state(options or None, self.dice)
+                side = seed % 2 if seed is not None else next_side
+                next_side = 1 - side
+            seats = (side,)
+            opponent = self.pool.entries[name] if name is not None else self.pool.sample(side, rng)
+            opponent_seed = int(rng.integers(2**63 - 1))
+        observer_seed = int(rng.integers(2**31))
+        dice = dice if dice is not None else Dice(int(rng.integers(2**63 - 1)))
+        state = self.engine.new_state(engine_options or None, dice)
+        refuse_finished(self.engine, state)
+        # Nothing above changed the env: the new episode replaces the old one only now.
+        self._rng, self._next_side, self.seats, self.opponent = rng, next_side, seats, opponent
+        if opponent is not None:
+            opponent.agent.reset(opponent_seed)
+        self.observer.reset(observer_seed)
+        self.dice, self.state = dice, state
         self._decisions, self._done = 0, False
         self._last_diff = {p: self._score_diff(p) for p in self.seats}
         self._advance()

@@ -40,11 +40,13 @@ from typing import Any, Callable
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.utils import seeding
 
 from agents.hint import input_size, make_observer
 from agents.mlp import MlpActor, SnapshotAgent  # snapshot policies (numpy actors)
-from wargame_envs.core.aec import ILLEGAL_ACTION_MODES, action_index
+from wargame_envs.core.aec import ILLEGAL_ACTION_MODES, action_index, check_options_arg, finite_real, seed_index
 from wargame_envs.core.dice import Dice
+from wargame_envs.core.engine import refuse_finished
 from wargame_envs.core.errors import IllegalActionError
 from wargame_envs.registry import make_engine, resolve
 
@@ -59,6 +61,39 @@ def make_baseline_agent(spec: str, battle: str, seed: int | None = None):
         return make_agent(spec, battle, seed)
     except ValueError as e:  # AgentUnavailableError and malformed specs
         raise LookupError(str(e)) from None
+
+
+# --------------------------------------------------------------------------- checks shared with the RLlib env
+
+def check_settings(shaped_scale, truncation_reward, max_steps) -> tuple[float, float, int]:
+    """The numeric settings of a self-play env (this module's and ``training.rllib_backend``'s): finite rewards
+    and a positive decision cap, or a ``ValueError`` naming the setting and its value."""
+    steps = action_index(max_steps)
+    if steps is None or steps < 1:
+        raise ValueError(f"max_steps = {max_steps!r}: expected a positive integer")
+    return finite_real("shaped_scale", shaped_scale), finite_real("truncation_reward", truncation_reward), steps
+
+
+def split_reset_options(options, pool: "OpponentPool | None") -> tuple[int | None, str | None, Any, dict[str, Any]]:
+    """A self-play env's ``reset(options=...)`` as ``(learner_side, opponent name, dice, the engine's own
+    options)``, checked before the env changes anything: a ``ValueError`` names the bad option, its value and
+    what is allowed. ``pool`` None: both seats are learners, so there is no side or opponent to choose."""
+    check_options_arg(options)
+    rest = dict(options or {})
+    side, name, dice = rest.pop("learner_side", None), rest.pop("opponent", None), rest.pop("dice", None)
+    for key, value in (("learner_side", side), ("opponent", name)):
+        if value is not None and pool is None:
+            raise ValueError(f"options: field '{key}' = {value!r}: both seats are learners here (no opponent pool)")
+    if side is not None:
+        index = action_index(side)
+        if index not in (0, 1):
+            raise ValueError(f"options: field 'learner_side' = {side!r}: expected 0 or 1")
+        side = index
+    if name is not None and (not isinstance(name, str) or name not in pool.entries):
+        raise ValueError(f"options: field 'opponent' = {name!r}: expected one of the pool's {sorted(pool.entries)}")
+    if dice is not None and not callable(getattr(dice, "roll", None)):
+        raise ValueError(f"options: field 'dice' = {dice!r}: expected a Dice (wargame_envs.core.dice)")
+    return side, name, dice, rest
 
 
 # --------------------------------------------------------------------------- opponent pool
@@ -230,7 +265,8 @@ class SelfPlayEnv(gym.Env):
     that the same seed replays the same game) or a fixed ``0``/``1``.
     ``max_steps`` bounds the decisions of one game (both sides): past it the episode is truncated.
     ``reset(options=...)`` accepts ``learner_side`` (0/1), ``opponent`` (a pool name), ``dice`` (a
-    :class:`Dice`, e.g. scripted) and the engine's own options (``position``, ``variant``...).
+    :class:`Dice`, e.g. scripted) and the engine's own options (``position``, ``variant``...); a bad one is a
+    ``ValueError`` naming it and the allowed values, and a reset that fails leaves the env as it was.
 
     ``info`` of the final step holds ``learner_side``, ``opponent``, ``outcome`` (1 win, 0 loss,
     0.5 draw or truncation) and ``decisions`` (both sides' decisions in the game).
@@ -262,10 +298,13 @@ class SelfPlayEnv(gym.Env):
             raise ValueError(f"{self.battle} has {len(self.engine.agents)} agents; self-play needs 2")
         if learner_side not in ("alternate", 0, 1):
             raise ValueError(f"learner_side must be 'alternate', 0 or 1, got {learner_side!r}")
-        self.pool, self.shaped, self.shaped_scale = pool, bool(shaped), float(shaped_scale)
-        self.truncation_reward = float(truncation_reward)
-        self.learner_side_mode, self._next_side = learner_side, int(first_side) % 2
-        self.max_steps = int(max_steps)
+        self.shaped_scale, self.truncation_reward, self.max_steps = check_settings(shaped_scale, truncation_reward,
+                                                                                   max_steps)
+        if action_index(first_side) is None:
+            raise ValueError(f"first_side = {first_side!r}: expected 0 or 1")
+        hint_seed = None if hint_seed is None else seed_index(hint_seed, "hint_seed")
+        self.pool, self.shaped = pool, bool(shaped)
+        self.learner_side_mode, self._next_side = learner_side, action_index(first_side) % 2
         self.engine_options = dict(engine_options or {})
         self.render_mode = render_mode
         layout = self.engine.obs_layout
@@ -283,22 +322,30 @@ class SelfPlayEnv(gym.Env):
 
     # -- gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
-        super().reset(seed=seed)
-        options = dict(options or {})
-        side = options.pop("learner_side", None)
+        """A new episode. The seed, the options and the new game are all checked and built first and assigned
+        only then, so a reset that fails (a bad option, a refused position) leaves the env as it was."""
+        if seed is not None:
+            seed = seed_index(seed)
+        side, name, dice, engine_options = split_reset_options(options, self.pool)
+        rng = seeding.np_random(seed)[0] if seed is not None else self.np_random
+        next_side = self._next_side
         if side is None and self.learner_side_mode != "alternate":
             side = self.learner_side_mode
         elif side is None:  # alternate; a seed fixes the side (its parity), so that reset(seed=s) replays a game
-            side = int(seed) % 2 if seed is not None else self._next_side
-            self._next_side = 1 - side
-        self.side = int(side)
-        name = options.pop("opponent", None)
-        self.opponent = self.pool.entries[name] if name is not None else self.pool.sample(self.side, self.np_random)
-        dice = options.pop("dice", None)
-        self.dice = dice if dice is not None else Dice(int(self.np_random.integers(2**63 - 1)))
-        if seed is not None:  # reset(seed=...) replays the same episode: the opponent's own draws too
-            self.opponent.agent.reset(int(self.np_random.integers(2**63 - 1)))
-        self.state = self.engine.new_state({**self.engine_options, **options}, self.dice)
+            side = seed % 2 if seed is not None else next_side
+            next_side = 1 - side
+        opponent = self.pool.entries[name] if name is not None else self.pool.sample(side, rng)
+        dice = dice if dice is not None else Dice(int(rng.integers(2**63 - 1)))
+        # reset(seed=...) replays the same episode: the opponent's own draws too
+        opponent_seed = int(rng.integers(2**63 - 1)) if seed is not None else None
+        state = self.engine.new_state({**self.engine_options, **engine_options}, dice)
+        refuse_finished(self.engine, state)
+        # Nothing above changed the env: the new episode replaces the old one only now.
+        if seed is not None:
+            self._np_random, self._np_random_seed = rng, seed
+        if opponent_seed is not None:
+            opponent.agent.reset(opponent_seed)
+        self.side, self.opponent, self.dice, self.state, self._next_side = int(side), opponent, dice, state, next_side
         self._decisions = 0
         self._done = False
         self._score_diff = self._own_score_diff()

@@ -35,8 +35,9 @@ What it does, top to bottom:
    with the checkpoint path and the throughput.
 
 ``--resume`` continues from ``out/checkpoints/latest.zip`` when it exists (policy, optimizer,
-timesteps, opponent pool and its statistics; the network architecture is taken from the
-checkpoint), otherwise starts afresh; ``minutes`` is the budget of this invocation and
+timesteps, opponent pool and its statistics; the network architecture, activation and ``hint``, which shape
+the network and its input, are taken from the checkpoint, with a note where the flags differ), otherwise starts
+afresh; ``minutes`` is the budget of this invocation and
 ``total_timesteps`` caps the cumulative count. An ``out`` that already holds a run (checkpoints/,
 tb/, eval.json, evaluation/) is refused unless ``--resume`` or ``--overwrite`` (which deletes those
 first) is given, so training never destroys earlier work unasked; a resumed run removes the old
@@ -237,7 +238,7 @@ def load_recipe(spec: str, battle: str | None = None) -> dict[str, Any]:
     from training.evaluate import UsageError
     from wargame_envs.registry import resolve
 
-    path = Path(spec) if spec.endswith(".json") or "/" in spec else RECIPES / f"{spec}.json"
+    path = Path(spec).expanduser() if spec.endswith(".json") or "/" in spec else RECIPES / f"{spec}.json"
     if not path.is_file():
         known = sorted(p.stem for p in RECIPES.glob("*.json"))
         raise UsageError(f"--recipe {spec}: no such file {path} (recipes here: {', '.join(known) or 'none'})")
@@ -247,8 +248,18 @@ def load_recipe(spec: str, battle: str | None = None) -> dict[str, Any]:
         raise UsageError(f"--recipe {spec}: {path} is not valid JSON ({exc})") from None
     if not isinstance(recipe, dict) or not isinstance(recipe.get("args"), dict):
         raise UsageError(f"--recipe {spec}: {path} must hold a JSON object with an 'args' object")
-    if battle and recipe.get("battle") and resolve(str(recipe["battle"])) != resolve(battle):
-        raise UsageError(f"--recipe {spec} is for {recipe['battle']}, not {battle}")
+    try:
+        wanted = resolve(battle) if battle else None
+    except KeyError as exc:  # the battle on the command line
+        raise UsageError(exc.args[0]) from None
+    if recipe.get("battle") is not None:
+        try:
+            recipe_battle = resolve(str(recipe["battle"]))
+        except KeyError as exc:
+            raise UsageError(f"--recipe {spec}: field 'battle' = {recipe['battle']!r} in {path}: "
+                             f"{exc.args[0]}") from None
+        if wanted and recipe_battle != wanted:
+            raise UsageError(f"--recipe {spec} is for {recipe['battle']}, not {battle}")
     fields = {f.name: f.type for f in dataclasses.fields(TrainArgs) if f.name not in NOT_IN_RECIPES}
     kinds = {"str": (str,), "int": (int,), "float": (int, float), "bool": (bool,), "int | None": (int, type(None))}
     for name, value in recipe["args"].items():
@@ -344,7 +355,7 @@ def check_args(args: TrainArgs) -> TrainArgs:
         if importlib.util.find_spec("ray") is None:
             raise UsageError("--backend rllib needs Ray RLlib: pip install 'wargame-envs[rllib]'")
     check_baselines(args, battle)
-    return dataclasses.replace(args, battle=battle)
+    return dataclasses.replace(args, battle=battle, out=str(Path(args.out).expanduser()))
 
 
 def baseline_specs(args: TrainArgs) -> tuple[str, ...]:
@@ -356,11 +367,15 @@ def check_baselines(args: TrainArgs, battle: str) -> None:
     """A :class:`~training.evaluate.UsageError` for a ``--baselines`` spec that is malformed or cannot be built,
     or for baselines that leave the learner no opponent (one that is unavailable for ``battle``, such as
     ``scripted`` where the battle has none, is left out of the pool with a note)."""
-    from agents.registry import AgentUnavailableError, make_agent
+    from agents.registry import AgentUnavailableError, check_unattended, make_agent
     from training.evaluate import UsageError
 
     available, missing = [], []
     for spec in baseline_specs(args):
+        try:
+            check_unattended(spec, "--baselines")  # opponents play inside the training loop, unattended
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
         try:
             make_agent(spec, battle, 0)
         except AgentUnavailableError as exc:
@@ -401,6 +416,33 @@ def prepare_out(args: TrainArgs) -> Path:
               f"({'--overwrite' if args.overwrite else 'they describe the checkpoint this run replaces'})",
               file=sys.stderr)
     return out
+
+
+def resume_settings(args: TrainArgs) -> TrainArgs:
+    """``args`` for a ``--resume`` of the checkpoint in ``--out``: what shapes the network is the checkpoint's
+    (hidden sizes, activation, and the hint, which sets the policy's input), each one that differs from the flags
+    noted on stderr; the settings are checked again with it (``args`` as they are without a checkpoint)."""
+    from training.checkpoints import read_meta
+    from training.evaluate import UsageError
+
+    ckpt = checkpoint_path(args)
+    if not (args.resume and ckpt.exists()):
+        return args
+    meta = read_meta(ckpt)
+    theirs = {"net_arch": ",".join(map(str, meta["net_arch"]["pi"])), "activation": meta["activation"],
+              "hint": meta.get("hint", "")}
+    mine = {"net_arch": ",".join(map(str, hidden_sizes(args.net_arch))), "activation": args.activation,
+            "hint": args.hint}
+    changed = {key: value for key, value in theirs.items() if mine[key] != value}
+    if not changed:
+        return args
+    flags = ", ".join(f"--{key.replace('_', '-')} {value!r}" for key, value in changed.items())
+    print(f"note: resuming {ckpt} with the settings it was trained with: {flags}", file=sys.stderr)
+    try:
+        return check_args(dataclasses.replace(args, **changed))
+    except UsageError as exc:
+        raise UsageError(f"--resume {ckpt}: it was trained with {flags}, which this run cannot continue: "
+                         f"{exc}") from None
 
 
 def checkpoint_about(path: Path) -> dict[str, str]:
@@ -739,6 +781,7 @@ def train(args: TrainArgs) -> TrainResult:
 
         raise UsageError(f"--backend {args.backend} runs from `wargames train` or `python -m training.rllib_backend`")
     out = prepare_out(args)
+    args = resume_settings(args)
     import torch
     from stable_baselines3.common.logger import configure
 
@@ -750,14 +793,6 @@ def train(args: TrainArgs) -> TrainResult:
         print(f"note: baseline opponent left out of the pool: {m}", file=sys.stderr)
     ckpt = checkpoint_path(args)
     prior_seconds = 0.0
-    if args.resume and ckpt.exists():
-        from training.checkpoints import read_meta
-
-        meta = read_meta(ckpt)
-        arch = meta["net_arch"]["pi"]
-        if hidden_sizes(args.net_arch) != arch or args.activation != meta["activation"]:
-            print(f"note: resuming with the checkpoint's architecture {arch} {meta['activation']}", file=sys.stderr)
-            args = dataclasses.replace(args, net_arch=",".join(map(str, arch)), activation=meta["activation"])
     venv = make_vec_env(args, pool)
     model = make_model(args, venv, device)
     if args.resume and ckpt.exists():

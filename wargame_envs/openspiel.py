@@ -251,6 +251,8 @@ def _state_class():
 
         def _apply_action(self, action):
             c = self._core
+            if self._over():  # also a game cut by max_decisions, where the engine would still take the move
+                raise IllegalActionError(f"action {action!r}: the game is over (a terminal state takes no action)")
             c.shared.engine.apply(c.state, int(action), c.dice)
             c.decisions += 1
             if len(c.state.log) > 400:  # the event log is for display only: keep it bounded
@@ -278,8 +280,12 @@ def _state_class():
             """A state that ``player_id`` cannot tell from this one: the engine's determinization of what
             he cannot see (``sample_hidden``), with fresh dice (the future rolls are unknown too)."""
             c = self._core
+            players = len(c.shared.engine.agents)
+            p = action_index(player_id)
+            if p is None or not 0 <= p < players:
+                raise ValueError(f"player_id = {player_id!r}: expected a player, 0..{players - 1}")
             rng = np.random.default_rng(c.shared.new_seed())
-            sample = c.shared.engine.sample_hidden(c.state, int(player_id), rng)
+            sample = c.shared.engine.sample_hidden(c.state, p, rng)
             sample.log = list(c.state.log)
             clone = self.clone()  # the OpenSpiel side (history, move number); its core is replaced
             clone._core = _Core(c.shared, sample, Dice(c.shared.new_seed()), c.decisions)

@@ -2,13 +2,16 @@
 
     wargames list
     wargames play berestechko --p1 scripted --p2 random --seed 1 --render ansi --record game.json
-    wargames replay game.json --format gif --out replays/ [--view AGENT]
+    wargames replay game.json --format gif --out replays/ [--view AGENT] [--overwrite]
     wargames train berestechko --minutes 8 --out runs/berestechko [--resume | --overwrite]
-    wargames evaluate berestechko --agents random scripted mcts --games 20
+    wargames evaluate berestechko --agents random scripted mcts --games 20 [--out DIR] [--overwrite]
     wargames serve [--host 127.0.0.1] [--port 8000] [--checkpoints DIR]
 
 Agent specs (``agents.registry.AGENT_SPECS``): ``random``, ``scripted`` (the battle's
-``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` and ``ckpt:PATH``. User errors
+``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` (``play`` only) and ``ckpt:PATH``
+(``~`` is expanded there and in every path option, where no shell does it: ``--out=~/x``). Outputs are never
+replaced unasked: ``replay`` and ``evaluate`` refuse an ``--out`` that holds earlier images or a report unless
+``--overwrite`` is given, as ``train`` does. User errors
 (unknown battle, bad agent spec, corrupt record, negative seed, unwritable folder, missing
 checkpoint, a missing optional extra) print one ``error: ...`` line and exit with status 2.
 
@@ -23,14 +26,16 @@ import dataclasses
 import importlib
 import math
 import os
+import re
 import sys
+import tempfile
 from pathlib import Path
 from typing import Sequence
 
 from agents.registry import agent_seed
 from wargame_envs import registry
 from wargame_envs.core.errors import RecordError, WargameError
-from wargame_envs.core.records import GameRecord, replay, replay_final
+from wargame_envs.core.records import GameRecord, check_record_path, replay, replay_final
 from wargames_cli.progress import Progress
 
 EXIT_USAGE = 2
@@ -167,18 +172,33 @@ def rewind(env, decisions: int, digest: str | None = None) -> None:
         raise CliError(str(exc)) from None
 
 
-def cmd_play(args) -> int:
-    from agents.human import QuitRequest
+def save_record(record: GameRecord, path: Path) -> Path:
+    """``record`` saved to ``path`` (checked before the game by :func:`check_record_path`). Should that fail now
+    all the same (the folder was removed meanwhile, the disk is full), the game is not lost: it is saved in the
+    system's temporary folder, and a :class:`CliError` names both paths."""
+    try:
+        return record.save(path)
+    except (OSError, RecordError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        fd, spare = tempfile.mkstemp(prefix="wargames-record-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(record.to_json())
+        raise CliError(f"--record {path}: cannot write there ({why}); the game record is saved in {spare}") from None
 
+
+def cmd_play(args) -> int:
     name = resolve_battle(args.battle)
     check_seed(args.seed)
     from training.evaluate import ensure_dir
 
+    args.out = str(Path(args.out).expanduser())  # a shell leaves --out=~/x as it is
     if args.render == "rgb_array":
         require("render", RENDER_MODULES)
         ensure_dir(args.out)
+    record_path = None
     if args.record:  # before the game, which may be long, is played
-        ensure_dir(Path(args.record).parent, "--record")
+        record_path = check_record_path(args.record, "--record")
+        ensure_dir(record_path.parent, "--record")
     specs = (args.p1, args.p2)
     players = [resolve_agent(spec, name, agent_seed(args.seed, i)) for i, spec in enumerate(specs)]
     render_mode = None if args.render == "none" else args.render
@@ -189,12 +209,21 @@ def cmd_play(args) -> int:
     env.reset(seed=args.seed)
     raw.record.players = dict(zip(raw.possible_agents, specs))
     try:
+        return _play_and_report(env, players, name, specs, args, record_path)
+    finally:
+        env.close()
+
+
+def _play_and_report(env, players, name: str, specs, args, record_path: Path | None) -> int:
+    from agents.human import QuitRequest
+
+    raw = env.unwrapped
+    try:
         decisions = play_game(env, players, args.verbose)
     except QuitRequest as stop:
         print(f"{name} seed {args.seed}: {stop} after {len(raw.record.actions)} decisions")
-        if args.record:
-            print(f"record (unfinished game): {raw.record.save(args.record)}")
-        env.close()
+        if record_path:
+            print(f"record (unfinished game): {save_record(raw.record, record_path)}")
         return 0
     show_final = [p for p in players if callable(getattr(p, "show_position", None))]
     if show_final and args.render != "ansi":
@@ -207,9 +236,8 @@ def cmd_play(args) -> int:
         print(f"final image: {save_png(env.render(), Path(args.out) / f'{name}_final.png')}")
     print(f"{name} seed {args.seed}: {specs[0]} vs {specs[1]}, {decisions} decisions")
     print(describe_result(raw.possible_agents, raw.record.returns))
-    if args.record:
-        print(f"record: {raw.record.save(args.record)}")
-    env.close()
+    if record_path:
+        print(f"record: {save_record(raw.record, record_path)}")
     return 0
 
 
@@ -227,13 +255,21 @@ def cmd_replay(args) -> int:
     every = args.every or (max(1, math.ceil(n / MAX_GIF_FRAMES)) if args.format == "gif" else 1)
     if every < 1:
         raise CliError(f"--every must be at least 1, got {every}")
-    out = Path(args.out)
+    out = Path(args.out).expanduser()
     if args.format != "text":
         require("render", RENDER_MODULES)
         from training.evaluate import ensure_dir
 
-        ensure_dir(out)
+        old = earlier_images(ensure_dir(out), args.format)
+        if old and not args.overwrite:
+            shown = ", ".join(p.name for p in old[:3]) + (f" and {len(old) - 3} more" if len(old) > 3 else "")
+            raise CliError(f"--out {out} already holds a replay's images ({shown}); pass --overwrite to replace "
+                           "them, or choose another --out")
         replay_final(record, engine)  # a corrupt record fails here, fast, before any image is written
+        for path in old:  # --overwrite: no image of the earlier replay is left among the new ones
+            path.unlink()
+        if old:
+            print(f"note: removed {len(old)} image(s) of an earlier replay from {out} (--overwrite)", file=sys.stderr)
     view = _View(record, engine, args.view)
     players = ", ".join(f"{a}={s}" for a, s in record.players.items()) or "unknown players"
     print(f"{record.env} seed {record.seed}, {n} decisions ({players}); view: {args.view or 'omniscient'}")
@@ -253,6 +289,16 @@ def cmd_replay(args) -> int:
         state = frames.final_state
     print(describe_result(engine.agents, _returns(engine, state)))
     return 0
+
+
+REPLAY_IMAGES = {"png": re.compile(r"decision_\d{4,}\.png|final\.png"), "gif": re.compile(r"game\.gif")}
+
+
+def earlier_images(out: Path, fmt: str) -> list[Path]:
+    """The files in ``out`` that ``replay --format fmt`` writes (``decision_NNNN.png`` and ``final.png``, or
+    ``game.gif``): those of an earlier replay, which a new one would mix with or replace."""
+    pattern = REPLAY_IMAGES[fmt]
+    return sorted(p for p in out.iterdir() if pattern.fullmatch(p.name) and p.is_file())
 
 
 def _returns(engine, state) -> list[float] | None:
@@ -402,7 +448,7 @@ def cmd_serve(args) -> int:
         raise CliError(f"--port must be 1..65535, got {args.port}")
     if args.idle_minutes <= 0:
         raise CliError(f"--idle-minutes must be positive, got {args.idle_minutes}")
-    folder = Path(args.checkpoints) if args.checkpoints else None
+    folder = Path(args.checkpoints).expanduser() if args.checkpoints else None
     if folder is not None and not folder.is_dir():
         raise CliError(f"--checkpoints {args.checkpoints}: not a folder")
     print(f"wargames: serving on http://{args.host}:{args.port}/ (Ctrl-C stops it)", flush=True)
@@ -441,6 +487,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"image every K-th decision (default 1; GIFs: at most {MAX_GIF_FRAMES} frames)")
     rep.add_argument("--duration-ms", type=int, default=500, help=f"GIF frame duration, 1..{MAX_GIF_DURATION_MS}")
     rep.add_argument("--no-progress", action="store_true", help="no progress bar for png/gif")
+    rep.add_argument("--overwrite", action="store_true",
+                     help="replace the images of an earlier replay in --out (without it such a folder is refused)")
     rep.add_argument("--view", metavar="AGENT", default=None,
                      help="draw the maps as this player may see them (default: omniscient, everything)")
     rep.set_defaults(func=cmd_replay)

@@ -131,6 +131,9 @@ def _broken_copy(tmp_path: Path, old: str, new: str) -> Path:
     ('source = "PROPOSED; setup RULEBOOK 3.1"', 'source = "GUESSED"', r"unit\[0\]\.source.*provenance"),
     ('die = 6\nattack = 3', 'die = "six"\nattack = 3', r"unit\[0\]\.die.*expected int"),
     ('setup = "11"', 'setup = "02"', r"share a hex"),
+    # audit 2, finding 18: the rule the position reader applies (7.2), at load time
+    ('defence = 0\nsetup = "63"', 'defence = 0\nsetup = "62"',
+     r"'unit\.setup' of 'Wagon \(Dzhelalii\)' = '62': already holds Wagon \(Bohun\) \(two wagons in one hex, 7\.2\)"),
     ("rounds = 2 ", "rounds = 99999999999 ", r"rules\.rounds.*99999999999.*<= 1000000"),
     ("automatic_victory_destroyed = 4", "automatic_victory_destroyed = 99999999999",
      r"rules\.automatic_victory_destroyed.*<= 1000000"),

@@ -190,3 +190,58 @@ def test_observation_layout_is_documented_and_perspective_swaps():
     p0, p1 = lay.unflatten(o0), lay.unflatten(o1)
     assert np.array_equal(p0["own_infantry"], p1["enemy_infantry"])
     assert "| `own_infantry` | plane |" in lay.describe()
+
+
+# --------------------------------------------------------------------------- bad input, round 2 of the audit
+def test_an_edited_data_file_is_read_again(tmp_path):
+    """audit 2, finding 8: the data of a folder is cached only until one of its files changes."""
+    d = _write_data(tmp_path, "rules.toml", "turns = 10", "turns = 3")
+    assert BreitenfeldEngine(data_dir=d).D.turns == 3 and load_data(d) is load_data(d)  # unchanged: cached
+    p = d / "rules.toml"
+    p.write_text(p.read_text().replace("turns = 3", "turns = 4", 1))
+    assert BreitenfeldEngine(data_dir=d).D.turns == 4
+    p = d / "oob.toml"
+    p.write_text(p.read_text().replace('hex = "1812"', 'hex = "9999"', 1))  # same size, same second
+    with pytest.raises(ScenarioError, match="'leaders\\[0\\].hex' = '9999'"):
+        BreitenfeldEngine(data_dir=d)
+
+
+def _finished_position() -> dict:
+    dice, rng = Dice(2), np.random.default_rng(2)
+    s = E.new_state({}, dice)
+    while not E.is_terminal(s):
+        legal = E.legal_actions(s)
+        E.apply(s, legal[rng.integers(len(legal))], dice)
+    return E.to_position(s)
+
+
+def test_a_finished_game_is_no_start_position():
+    """audit 2, finding 5: refused by the engine, the AEC env and the batched games alike (core.engine)."""
+    from wargame_envs import vector
+
+    finished = _finished_position()
+    message = "position: this position is a finished game; there is nothing to play from it \\(the game is over\\)"
+    with pytest.raises(ScenarioError, match=message):
+        E.new_state({"position": finished}, Dice(1))
+    env = make("breitenfeld", illegal_action="lose")
+    with pytest.raises(ScenarioError, match=message):
+        env.reset(seed=1, options={"position": finished})
+    with pytest.raises(ScenarioError, match=message):
+        vector.make("breitenfeld", 2, position=finished)
+    vec = vector.make("breitenfeld", 2, seed=1)
+    vec.reset()
+    with pytest.raises(ScenarioError, match=message):
+        vec.from_positions([vec.to_positions()[0], finished])
+
+
+def test_action_to_str_refuses_an_action_outside_the_space():
+    """audit 2, finding 13: no wrap-around of -1 to the last action."""
+    env = make("breitenfeld")
+    env.reset(seed=1)
+    raw = env.unwrapped
+    for bad in (-1, raw.engine.num_actions, 10**6):
+        with pytest.raises(ValueError, match=f"action {bad} out of range 0..{raw.engine.num_actions - 1}"):
+            raw.action_to_str(bad)
+    with pytest.raises(ValueError, match="action 'x': expected an integer index"):
+        raw.action_to_str("x")
+    assert raw.action_to_str(raw.legal_actions()[0])

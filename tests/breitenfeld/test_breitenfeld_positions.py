@@ -206,9 +206,20 @@ def _round_trips(seed: int, options: dict, kinds: set[str]) -> None:
                 assert a.digest() == b.digest()
         E.apply(s, int(rng.choice(E.legal_actions(s))), dice)
         n += 1
-    pos = E.to_position(s)
-    assert E.is_terminal(E.new_state({"position": pos}, Dice(0)))
+    pos = json.loads(json.dumps(E.to_position(s)))
+    assert _read_position(pos).digest() == s.digest()              # the final position reads back as it was,
+    with pytest.raises(ScenarioError, match="this position is a finished game; there is nothing to play from it"):
+        E.new_state({"position": pos}, Dice(0))                     # but is no start position (audit 2, finding 5)
     kinds |= seen
+
+
+def _read_position(pos: dict):
+    """The state ``pos`` describes, as ``position.build_state`` reads it (without the engine's checks that it is a
+    position one can play from)."""
+    from wargame_envs.breitenfeld.position import build_state
+    from wargame_envs.core.options import check_options
+
+    return build_state(E, check_options(E.name, {"position": pos}, E.OPTIONS))
 
 
 def test_11_14_summary_is_a_plain_dict_of_the_whole_state():
@@ -236,6 +247,6 @@ def test_11_14_summary_is_a_plain_dict_of_the_whole_state():
     s2 = s.clone()
     E.summary(s2)
     assert s2 == s                                                            # read-only
-    over = E.new_state({"position": {**pos, "phase": "over", "globals": {"vp_imperial": 40}}}, Dice(0))
+    over = _read_position({**pos, "phase": "over", "globals": {"vp_imperial": 40}})  # not a start position
     d = E.summary(over)
     assert (d["over"], d["winner"], d["to_move"]) == (True, "imperial", None)

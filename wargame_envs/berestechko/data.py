@@ -157,7 +157,7 @@ def load_scenario(data_dir: str | Path | None = None) -> Scenario:
             row.fail("nation", "only Cossack wagons exist (7.2)")
         cols["src"].append(row.source())
     n_combat = sum(1 for t in cols["type"] if t != WAGON)
-    _check_setup(path, cols, n_combat)
+    _check_setup(path, cols, n_combat, grid.ids)
     arr = lambda k: np.asarray(cols[k], dtype=np.int32)  # noqa: E731
     return Scenario(
         grid=grid, complex=complex_, terrain_name=tuple(tname), camp=camp, names=tuple(cols["names"]),
@@ -168,8 +168,9 @@ def load_scenario(data_dir: str | Path | None = None) -> Scenario:
     )
 
 
-def _check_setup(path: Path, cols: dict, n_combat: int) -> None:
-    """No two combat units on one hex; each wagon starts with a Cossack infantry unit."""
+def _check_setup(path: Path, cols: dict, n_combat: int, hex_ids) -> None:
+    """No two combat units on one hex; each wagon starts with a Cossack infantry unit, and no two wagons share
+    a hex (7.2: the rule the position reader applies too)."""
     for key in ("std", "var"):
         label = "setup" if key == "std" else "variant_setup"
         seen: dict[int, str] = {}
@@ -178,12 +179,18 @@ def _check_setup(path: Path, cols: dict, n_combat: int) -> None:
             if h < 0:
                 continue
             if h in seen:
-                raise ScenarioError(f"{path}: field 'unit.{label}' = {h!r}: {cols['names'][u]} and {seen[h]} share a hex")
+                raise ScenarioError(f"{path}: field 'unit.{label}' = {hex_ids[h]!r}: {cols['names'][u]} and {seen[h]} "
+                                    "share a hex")
             seen[h] = cols["names"][u]
+        wagons: dict[int, str] = {}
         for w in range(n_combat, len(cols["names"])):
             h = cols[key][w]
             if h < 0:
                 continue
+            if h in wagons:
+                raise ScenarioError(f"{path}: field 'unit.{label}' of {cols['names'][w]!r} = {hex_ids[h]!r}: already "
+                                    f"holds {wagons[h]} (two wagons in one hex, 7.2)")
+            wagons[h] = cols["names"][w]
             host = [u for u in range(n_combat) if cols[key][u] == h]
             if not host or cols["type"][host[0]] != INFANTRY or cols["nation"][host[0]] != NATIONS.index("cossack"):
                 raise ScenarioError(

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.engine import FINISHED_POSITION
 from ..core.errors import ScenarioError
 from .combat import resistance, wagon_with
 from .data import SIDES
@@ -167,7 +168,7 @@ def from_position(engine, pos: dict[str, Any] | None, variant: bool = False):
     over = [k for k in _OUTPUT_ONLY if k in pos]
     if over or pos.get("decision") == "game_over":
         r.bad(over[0] if over else "decision", pos[over[0]] if over else "game_over",
-              "this position is a finished game; there is nothing to play from it")
+              FINISHED_POSITION)
     r.table("", pos, _POSITION_KEYS)
     s = _blank(engine)
     _read_units(r, s, pos.get("units"))

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.errors import ScenarioError
 from ..core.hexgrid import HexGrid
-from ..core.scenario import DataNode, load_toml
+from ..core.scenario import DataNode, load_cached, load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 SIDES = ("allied", "imperial")
@@ -127,16 +127,13 @@ class BreitenfeldData:
         self.unit_side_array = np.asarray(self.unit_side, dtype=np.int64)   # observation_reference
 
 
-_CACHE: dict[str, BreitenfeldData] = {}
+_CACHE: dict[str, tuple[tuple | None, BreitenfeldData]] = {}
 
 
 def load_data(data_dir: str | Path | None = None) -> BreitenfeldData:
-    """Load (and cache) the data files of ``data_dir`` (default: the package's ``data/``)."""
-    d = Path(data_dir) if data_dir is not None else DATA_DIR
-    key = str(d.resolve())
-    if key not in _CACHE:
-        _CACHE[key] = _load(d)
-    return _CACHE[key]
+    """Load the data files of ``data_dir`` (default: the package's ``data/``), cached until one of them changes
+    (``core.scenario.load_cached``)."""
+    return load_cached(_CACHE, data_dir, DATA_DIR, _load)
 
 
 def _hex_of(grid: HexGrid, node: DataNode, key: str, value) -> int:

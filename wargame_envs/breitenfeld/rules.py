@@ -17,7 +17,7 @@ import numpy as np
 
 from ..core.chance import apply_with_dice
 from ..core.dice import ScriptedDice
-from ..core.engine import Engine
+from ..core.engine import Engine, refuse_finished
 from ..core.errors import IllegalActionError, ScenarioError
 from ..core.events import EventBuffer
 from ..core.options import Option, check_options
@@ -72,6 +72,8 @@ class BreitenfeldEngine(Engine):
     def new_state(self, options: dict[str, Any] | None, dice) -> Any:
         options = check_options(self.name, options, self.OPTIONS)
         s = position.build_state(self, options)
+        if options["position"] is not None:  # a finished game as given (the AEC env refuses more: core.engine)
+            refuse_finished(self, s, to_move=False)
         self._run(s, dice, compiled.advance)
         if options["position"] is not None:
             problems = self.check_invariants(s)
@@ -250,7 +252,7 @@ class BreitenfeldEngine(Engine):
         return f"{verb}: {self._attack_text(s, bool(choices & AC_CHARGE), leaders)}"
 
     def action_to_str(self, state, action: int) -> str:
-        return self._describe(state, int(action))
+        return self._describe(state, self.check_action(action))
 
     # ------------------------------------------------------------------ views
     def observe(self, state, player: int) -> np.ndarray:

@@ -31,7 +31,10 @@ that agent may see (Kulikovo hides the unplaced Ambush Regiment and the real Dmi
 ``summary()`` is a read-only JSON-friendly dict of the whole (omniscient) state.
 
 A failed ``reset()`` (bad options or position) raises and leaves the env exactly as it was: the game
-in progress, its dice, record and agents go on untouched.
+in progress, its dice, record and agents go on untouched. A finished game given as the start position is
+refused (``core.engine.refuse_finished``: every battle alike). An agent that is not one of the battle's is a
+``ValueError`` that lists them; a call that needs a game before ``reset()`` is a ``RuntimeError`` saying so, and
+so is ``last()`` or a raw ``step()`` once the game is over and every agent has taken its last step.
 """
 
 from __future__ import annotations
@@ -50,6 +53,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env_logger import EnvLogger
 
 from .dice import Dice
+from .engine import action_index, refuse_finished
 from .errors import IllegalActionError, RecordError, ScenarioError
 from .records import GameRecord
 
@@ -58,34 +62,20 @@ ILLEGAL_ACTION_MODES = ("raise", "lose")
 INFO_KEYS = ("decision_id", "to_move", "returns")
 
 
-_PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp})
-
-
-def action_index(action) -> int | None:
-    """``action`` as an integer index, or ``None`` when it is not one (bool, str, inf, nan, 2.5, an
-    array of several values...). Numpy and torch scalars and one-element arrays are read by value."""
-    if type(action) in _PLAIN_INTS:  # the common case, without the checks below
-        return int(action)
-    if hasattr(action, "shape") and hasattr(action, "item"):
-        if math.prod(action.shape) != 1:
-            return None
-        action = action.item()
-    if isinstance(action, bool):
-        return None
-    if isinstance(action, numbers.Integral):
-        return int(action)
-    if isinstance(action, numbers.Real) and math.isfinite(action) and float(action).is_integer():
-        return int(action)
-    return None
-
-
-def seed_index(seed) -> int:
+def seed_index(seed, name: str = "seed") -> int:
     """``seed`` as a non-negative integer (read as :func:`action_index` reads an action); a ``ValueError``
-    naming ``seed`` otherwise."""
+    naming ``name`` (the argument or option that holds it) otherwise."""
     index = action_index(seed)
     if index is None or index < 0:
-        raise ValueError(f"seed = {seed!r}: expected a non-negative integer")
+        raise ValueError(f"{name} = {seed!r}: expected a non-negative integer")
     return index
+
+
+def finite_real(name: str, value) -> float:
+    """``value`` as a float when it is a finite real number (not a bool), else a ``ValueError`` naming ``name``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"{name} = {value!r}: expected a finite real number")
+    return float(value)
 
 
 def check_options_arg(options) -> None:
@@ -113,12 +103,9 @@ class WargameAECEnv(AECEnv):
         self.render_mode = render_mode
         self._seed_rng: np.random.Generator | None = None  # started by reset(seed=...), for seedless resets
         self.illegal_action = illegal_action
-        if (isinstance(shaped_scale, bool) or not isinstance(shaped_scale, numbers.Real)
-                or not math.isfinite(shaped_scale)):
-            raise ValueError(f"shaped_scale = {shaped_scale!r}: expected a finite real number")
+        self.shaped_scale = finite_real("shaped_scale", shaped_scale)
         check_options_arg(options)
         self.reward_mode = reward
-        self.shaped_scale = float(shaped_scale)
         self.default_options = dict(options or {})
         self.engine = engine if engine is not None else self.engine_class()
         self.possible_agents = list(self.engine.agents)
@@ -142,10 +129,16 @@ class WargameAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ spaces
     def observation_space(self, agent):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._check_agent(agent)]
 
     def action_space(self, agent):
-        return self.action_spaces[agent]
+        return self.action_spaces[self._check_agent(agent)]
+
+    def _check_agent(self, agent) -> str:
+        """``agent`` when it is one of this battle's agents, else a ``ValueError`` that lists them."""
+        if not isinstance(agent, str) or agent not in self._agent_index:
+            raise ValueError(f"agent = {agent!r}: expected one of {self.possible_agents}")
+        return agent
 
     # ------------------------------------------------------------------- reset
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None):
@@ -161,6 +154,7 @@ class WargameAECEnv(AECEnv):
         opts = {**self.default_options, **(options or {})}
         dice = Dice(index)
         state = self.engine.new_state(opts, dice)
+        refuse_finished(self.engine, state)  # a finished game given as the start position: nothing to play
         scores = self.engine.scores(state)
         # Nothing below can fail: the new game replaces the old one only now.
         if given:
@@ -181,6 +175,9 @@ class WargameAECEnv(AECEnv):
 
     # -------------------------------------------------------------------- step
     def step(self, action):
+        if self.state_ is None or not self.agents:  # one test on the hot path; says which it is
+            self._require_reset("step")
+            raise RuntimeError("step(): the game is over; call reset()")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             return self._was_dead_step(action)
@@ -299,9 +296,13 @@ class WargameAECEnv(AECEnv):
         return self._mask
 
     def observe(self, agent):
-        p = self._agent_index[agent]
+        p = self._agent_index.get(agent) if isinstance(agent, str) else None
+        if p is None or self.state_ is None:  # one test on the hot path; says which it is
+            self._check_agent(agent)
+            self._require_reset("observe")
         obs = self.engine.observe(self.state_, p)
-        if agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent]):
+        if agent == self.agent_selection and agent in self.agents and not (self.terminations[agent]
+                                                                          or self.truncations[agent]):
             mask = self._current_mask().copy()
         else:
             mask = np.zeros(self.engine.num_actions, dtype=np.int8)
@@ -313,14 +314,27 @@ class WargameAECEnv(AECEnv):
         """The engine state (numpy arrays) of the current game."""
         return self.state_
 
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last()``; once the game is over and every agent has taken its dead step (``agents``
+        is empty), a ``RuntimeError`` says so instead of a ``KeyError``."""
+        self._require_reset("last")
+        if not self.agents:
+            raise RuntimeError("last(): the game is over; call reset()")
+        return super().last(observe)
+
     def action_to_str(self, action: int) -> str:
-        return self.engine.action_to_str(self.state_, int(action))
+        self._require_reset("action_to_str")
+        return self.engine.action_to_str(self.state_, self.engine.check_action(action))
 
     def legal_actions(self) -> list[int]:
+        self._require_reset("legal_actions")
+        if not self.agents or self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            return []
         return np.flatnonzero(self._current_mask()).tolist()
 
     def position(self) -> dict[str, Any]:
         """The current position, in the format ``reset(options={"position": ...})`` accepts."""
+        self._require_reset("position")
         return self.engine.to_position(self.state_)
 
     def decision_name(self) -> str:
@@ -339,6 +353,7 @@ class WargameAECEnv(AECEnv):
             raise RuntimeError(f"call reset() before {what}()")
 
     def save_record(self, path) -> None:
+        self._require_reset("save_record")
         self.record.save(path)
 
     # ------------------------------------------------------------------ render
@@ -363,8 +378,7 @@ class WargameAECEnv(AECEnv):
         """The position as ``agent`` may see it: only what that player may see (the omniscient view
         is :meth:`render`). ``mode``: ``"ansi"`` (text) or ``"rgb_array"`` (image); default the env's
         ``render_mode`` when it is one of these, else ``"ansi"``."""
-        if agent not in self._agent_index:
-            raise ValueError(f"agent = {agent!r}: expected one of {self.possible_agents}")
+        self._check_agent(agent)
         if mode is None:
             mode = self.render_mode if self.render_mode in ("ansi", "rgb_array") else "ansi"
         if mode not in ("ansi", "rgb_array"):

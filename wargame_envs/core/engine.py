@@ -14,12 +14,57 @@ from __future__ import annotations
 
 import abc
 import hashlib
+import math
+import numbers
 from typing import Any, ClassVar
 
 import numpy as np
 
 from .dice import Dice
+from .errors import ScenarioError
 from .observation import ObservationLayout
+
+_PLAIN_INTS = frozenset({int, np.int64, np.int32, np.intp})
+
+
+def action_index(action) -> int | None:
+    """``action`` as an integer index, or ``None`` when it is not one (bool, str, inf, nan, 2.5, an
+    array of several values...). Numpy and torch scalars and one-element arrays are read by value."""
+    if type(action) in _PLAIN_INTS:  # the common case, without the checks below
+        return int(action)
+    if hasattr(action, "shape") and hasattr(action, "item"):
+        if math.prod(action.shape) != 1:
+            return None
+        action = action.item()
+    if isinstance(action, bool):
+        return None
+    if isinstance(action, numbers.Integral):
+        return int(action)
+    if isinstance(action, numbers.Real) and math.isfinite(action) and float(action).is_integer():
+        return int(action)
+    return None
+
+
+#: Why a finished game is refused as a start position (every battle says it in these words).
+FINISHED_POSITION = "this position is a finished game; there is nothing to play from it"
+
+
+def refuse_finished(engine: "Engine", state: "ArrayState", to_move: bool = True) -> None:
+    """A :class:`ScenarioError` when ``state``, a game built from a start position, is already over (won,
+    drawn or cut short by its length limit) or (``to_move``) has no player to move: nothing could be played
+    from it, and an env reset to it would step a game that cannot go on. The AEC env, the batched games and the
+    self-play envs check every new game with it; a battle's engine checks the position as given (``to_move=False``
+    before its opening sequence has named the player to move), so that its rule tests may still start from a
+    position whose opening sequence ends the game."""
+    if engine.is_terminal(state):
+        why = "the game is over"
+    elif engine.is_truncated(state):
+        why = "the game was cut short by its length limit"
+    elif to_move and engine.current_player(state) < 0:
+        why = "no player is to move"
+    else:
+        return
+    raise ScenarioError(f"position: {FINISHED_POSITION} ({why})")
 
 
 class ArrayState:
@@ -184,6 +229,16 @@ class Engine(abc.ABC):
     @abc.abstractmethod
     def action_to_str(self, state: ArrayState, action: int) -> str:
         """The action in the players' own terms, for the pending decision of ``state``."""
+
+    def check_action(self, action) -> int:
+        """``action`` as an index of the action space, or a ``ValueError`` naming it and the range (for
+        ``action_to_str`` and other readers of one action; a bool, a string or ``2.5`` is no index)."""
+        a = action_index(action)
+        if a is None:
+            raise ValueError(f"action {action!r}: expected an integer index in 0..{self.num_actions - 1}")
+        if not 0 <= a < self.num_actions:
+            raise ValueError(f"action {a} out of range 0..{self.num_actions - 1}")
+        return a
 
     def decision_name(self, state: ArrayState) -> str:
         """Short name of the pending decision (for logs, errors and the human agent)."""

@@ -71,13 +71,19 @@ class GameRecord:
         return json.dumps(asdict(self), ensure_ascii=False, indent=1)
 
     def save(self, path: str | Path) -> Path:
-        """Write atomically (a crash never leaves half a record)."""
-        path = Path(path)
+        """Write atomically (a crash never leaves half a record, and a failed save leaves no temporary file).
+        ``~`` is expanded; a ``path`` that is a folder is a :class:`RecordError`."""
+        path = check_record_path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(self.to_json())
-        os.replace(tmp, path)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(self.to_json())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
         return path
 
     @classmethod
@@ -106,7 +112,7 @@ class GameRecord:
 
     @classmethod
     def load(cls, path: str | Path) -> "GameRecord":
-        path = Path(path)
+        path = Path(path).expanduser()
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
@@ -122,6 +128,24 @@ class GameRecord:
         except ValueError as exc:  # NaN / Infinity, which strict JSON does not have
             raise RecordError(f"{path}: not valid JSON ({exc})") from None
         return cls.from_dict(data, str(path))
+
+
+def check_record_path(path: str | Path, option: str = "") -> Path:
+    """``path`` (``~`` expanded) as where a game record may be written: a :class:`RecordError` naming it
+    (and ``option``, e.g. ``--record``, when given) for an existing folder, for a parent that is a file or
+    cannot be written. The CLI calls it before a game is played, so
+    that a long game is never lost to a bad path; :meth:`GameRecord.save` calls it again."""
+    path = Path(path).expanduser()
+    flag = f"{option} " if option else ""
+    if path.is_dir():
+        raise RecordError(f"{flag}{path}: is a folder; give the path of the record's JSON file "
+                          f"(e.g. {path / 'game.json'})")
+    parent = next((p for p in (path.parent, *path.parent.parents) if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        raise RecordError(f"{flag}{parent}: cannot write there (a file, not a folder)")
+    if parent is not None and not os.access(parent, os.W_OK | os.X_OK):
+        raise RecordError(f"{flag}{parent}: cannot write there (permission denied)")
+    return path
 
 
 def _short(value: Any, limit: int = 60) -> str:
@@ -143,13 +167,17 @@ def replay(record: GameRecord, engine=None) -> Iterator[tuple[Any, Any, int | No
     or a final state that differs from the recorded one."""
     from .. import registry
 
+    try:
+        env = registry.resolve(record.env)  # a short name ("berestechko") is the battle's env too
+    except KeyError:
+        env = None
     if engine is None:
-        try:
-            engine = registry.make_engine(record.env)
-        except KeyError as exc:
-            raise RecordError(f"record is for env {record.env!r}, which this version does not have") from exc
-    elif engine.name != record.env:
+        if env is None:
+            raise RecordError(f"record is for env {record.env!r}, which this version does not have")
+        engine = registry.make_engine(env)
+    elif engine.name not in (record.env, env):
         raise RecordError(f"record is for env {record.env!r}, not {engine.name!r}")
+    _check_seats(record, engine)
     dice = Dice(record.seed)
     try:
         state = engine.new_state(record.options, dice)
@@ -167,7 +195,43 @@ def replay(record: GameRecord, engine=None) -> Iterator[tuple[Any, Any, int | No
         engine.apply(state, action, dice)
     if record.final_digest is not None and state.digest() != record.final_digest:
         raise RecordError("replay diverged: the final position differs from the one recorded")
+    _check_returns(record, engine, state)
     yield engine, state, None
+
+
+def _check_seats(record: GameRecord, engine) -> None:
+    """The record's ``players`` and ``illegal_action`` name agents of ``engine``'s battle."""
+    agents = list(engine.agents)
+    foreign = [a for a in record.players if a not in agents]
+    if foreign:
+        raise RecordError(f"field 'players' = {_short(record.players)}: {_short(foreign)} are not agents of "
+                          f"{engine.name} (expected some of {agents})")
+    bad = record.illegal_action
+    if bad is not None and (bad.get("agent") not in agents or not all(isinstance(bad.get(k), str)
+                                                                      for k in ("action", "decision"))):
+        raise RecordError(f"field 'illegal_action' = {_short(bad)}: expected {{'agent': one of {agents}, "
+                          "'action': str, 'decision': str}")
+
+
+def _check_returns(record: GameRecord, engine, final) -> None:
+    """The record's ``returns`` against the replayed game's: those of its end by the rules, those of the
+    illegal action that ended it (``illegal_action``: -1 for that agent, +1 for the others), or none for a
+    game that did not end (cut short, or stopped)."""
+    if record.illegal_action is not None:
+        loser = list(engine.agents).index(record.illegal_action["agent"])
+        expected = [-1.0 if i == loser else 1.0 for i in range(len(engine.agents))]
+    elif engine.is_terminal(final):
+        expected = [float(x) for x in engine.returns(final)]
+    else:
+        expected = None
+    recorded = record.returns
+    if recorded is None and expected is None:
+        return
+    if (recorded is None or expected is None or len(recorded) != len(expected)
+            or not all(math.isclose(a, b, abs_tol=1e-6) for a, b in zip(recorded, expected))):
+        ends = f"with returns {expected}" if expected is not None else "without a result (cut short or unfinished)"
+        raise RecordError(f"field 'returns' = {_short(recorded)}, but the replayed game ends {ends}: the record "
+                          "is corrupt or from another rules version")
 
 
 def replay_final(record: GameRecord, engine=None):

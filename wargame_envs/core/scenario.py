@@ -13,11 +13,12 @@ A source may add detail after the tag (``"DERIVED: example of two throws"``).
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import sys
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable, TypeVar
 
 from .errors import ScenarioError
 
@@ -26,6 +27,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
+T = TypeVar("T")
 PROVENANCE_TAGS = ("RULEBOOK", "DERIVED", "PROPOSED", "SOURCED")
 _MISSING = object()
 
@@ -34,6 +36,31 @@ def check_data_dir(data_dir: Any) -> None:
     """Refuse a ``data_dir`` argument that is neither ``None`` (the package data) nor a path."""
     if data_dir is not None and not isinstance(data_dir, (str, os.PathLike)):
         raise TypeError(f"data_dir = {data_dir!r}: expected a str or os.PathLike path to a data folder")
+
+
+def load_cached(cache: dict, data_dir: str | Path | None, default_dir: Path, load: Callable[[Path], T]) -> T:
+    """``load(folder)`` of the data folder ``data_dir`` (default ``default_dir``), cached per folder in ``cache``.
+    The cache is keyed on the folder and on the names and contents (a hash) of its ``*.toml`` files, so an edited
+    data file is read and validated again by the next engine built from it: modification times alone could miss
+    an edit made within the same clock tick as the previous load."""
+    d = Path(data_dir) if data_dir is not None else default_dir
+    key, stamp = str(d.resolve()), _toml_digest(d)
+    hit = cache.get(key)
+    if hit is None or hit[0] != stamp:
+        hit = cache[key] = (stamp, load(d))
+    return hit[1]
+
+
+def _toml_digest(folder: Path) -> str | None:
+    """A hash of the names and bytes of the ``*.toml`` files in ``folder`` (a few kB each); ``None`` when they
+    cannot be read (then ``load`` reports why)."""
+    digest = hashlib.sha256()
+    try:
+        for path in sorted(folder.glob("*.toml")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    except OSError:
+        return None
+    return digest.hexdigest()
 
 
 def load_toml(path: str | Path) -> "DataNode":

@@ -53,7 +53,8 @@ import numpy as np
 
 from .aec import action_index, seed_index
 from .chance import MIN_LEFT, BatchDice
-from .errors import IllegalActionError
+from .engine import refuse_finished
+from .errors import IllegalActionError, ScenarioError
 from .jit import kernel
 
 SKIP, RESTART, REFRESH = -1, -2, -3
@@ -104,6 +105,10 @@ class VectorGame:
         self.obs_size = backend.obs_size
         self.options = dict(options or {})
         self._template = backend.template(self.options)  # validates the options once, before anything is built
+        if self.options.get("position") is not None:  # a finished game is no start position (core.engine)
+            from .dice import Dice
+
+            refuse_finished(backend.engine, backend.engine.new_state(self.options, Dice(0)))
         self.states = np.zeros((n, backend.state_size), dtype=np.int32)
         self.dice = BatchDice(n)
         self.seeds = np.zeros(n, dtype=np.uint64)
@@ -226,6 +231,11 @@ class VectorGame:
         seeds = [int(rng.integers(0, 2**63 - 1)) for _ in positions]
         dice = [Dice(s) for s in seeds]
         bufs = [self.backend.from_position(p, d) for p, d in zip(positions, dice)]
+        for i, buf in enumerate(bufs):
+            try:
+                refuse_finished(self.backend.engine, self.backend.state_view(buf))
+            except ScenarioError as exc:
+                raise ScenarioError(f"positions[{i}]: {exc}") from None
         for i, (buf, s, d) in enumerate(zip(bufs, seeds, dice)):
             self.states[i] = buf
             self.seeds[i] = s
