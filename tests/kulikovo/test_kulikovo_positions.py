@@ -342,3 +342,67 @@ def test_summary_is_plain_json_and_matches_the_state():
     assert [(l["name"], l["hex"], l["state"]) for l in summ["leaders"]] == [(l["name"], l["hex"], l["state"]) for l in pos["leaders"]]
     assert summ["standards"] == pos["standards"] and summ["false_dmitri"] == pos["false_dmitri"]
     assert eng.summary(s) == summ  # read only
+
+
+def test_a_finished_game_is_no_start_position_for_the_engine():
+    """A game cut by its activation limit, given back as a start position: refused by the engine itself (the env,
+    vector and self-play resets refuse it through core.engine.refuse_finished too)."""
+    eng = engine()
+    dice, rng = Dice(4), np.random.default_rng(4)
+    s = eng.new_state({"max_activations": 3}, dice)
+    while not (eng.is_terminal(s) or eng.is_truncated(s)):
+        legal = eng.legal_actions(s)
+        eng.apply(s, legal[rng.integers(len(legal))], dice)
+    with pytest.raises(ScenarioError, match="finished game"):
+        eng.new_state({"position": eng.to_position(s)}, Dice(0))
+
+
+def test_a_step_the_rules_cannot_take_from_a_hand_made_stack_is_named_and_leaves_the_game_as_it_was():
+    """A task kind no rule puts at the bottom of the stack gets through reset (the stack is only read when the
+    game unwinds to it); the step that reaches it raises a ScenarioError and the game is left as it was."""
+    import wargame_envs as W
+    env = W.make("kulikovo")
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(60):
+        env.step(int(rng.choice(env.legal_actions())))
+    pos = copy.deepcopy(env.unwrapped.position())
+    pos["internal"]["stack"][0][0] = 15
+    env.reset(seed=1, options={"position": pos})
+    failed = False
+    for _ in range(400):
+        before = copy.deepcopy(env.unwrapped.position())
+        try:
+            env.step(int(rng.choice(env.legal_actions())))
+        except ScenarioError as exc:
+            assert "task stack" in str(exc)
+            assert env.unwrapped.position() == before and env.legal_actions()
+            failed = True
+            break
+    assert failed
+
+
+def test_an_edited_data_file_is_read_again(tmp_path):
+    """The data of a folder is cached only until one of its files changes (core.scenario.load_cached)."""
+    import shutil
+
+    from wargame_envs.kulikovo.data import DATA_DIR
+    from wargame_envs.kulikovo.rules.engine import KulikovoEngine
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    KulikovoEngine(data_dir=d)
+    p = d / "oob.toml"
+    text = p.read_text()
+    first = text.index('hex = "') + len('hex = "')
+    p.write_text(text[:first] + "9999" + text[first + 4:])  # the same size, within the same second
+    with pytest.raises(ScenarioError, match="9999"):
+        KulikovoEngine(data_dir=d)
+
+
+def test_action_to_str_names_an_action_that_is_no_index():
+    eng = engine()
+    s = eng.new_state({}, Dice(0))
+    with pytest.raises(ValueError, match="'x'"):
+        eng.action_to_str(s, "x")
+    with pytest.raises(ValueError, match="out of range"):
+        eng.action_to_str(s, eng.num_actions)

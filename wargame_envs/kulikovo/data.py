@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core.errors import ScenarioError
 from ..core.hexgrid import HexGrid
-from ..core.scenario import DataNode, load_toml
+from ..core.scenario import DataNode, load_cached, load_toml
 
 DATA_DIR = Path(__file__).parent / "data"
 PLAYERS = ("russian", "mongol")
@@ -102,16 +102,13 @@ class Scenario:
         return len(self.unit_type)
 
 
-_CACHE: dict[str, Scenario] = {}
+_CACHE: dict[str, tuple[str | None, Scenario]] = {}
 
 
 def load_scenario(data_dir: str | Path | None = None) -> Scenario:
-    """The scenario in ``data_dir`` (default: the package data), validated and cached."""
-    d = Path(data_dir) if data_dir is not None else DATA_DIR
-    key = str(d.resolve())
-    if key not in _CACHE:
-        _CACHE[key] = _load(d)
-    return _CACHE[key]
+    """The scenario in ``data_dir`` (default: the package data), validated and cached until one of its files
+    changes (``core.scenario.load_cached``)."""
+    return load_cached(_CACHE, data_dir, DATA_DIR, _load)
 
 
 def _range2(node: DataNode, key: str, lo: int, hi: int) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...core.chance import DS_SIZE
-from ...core.engine import Engine
+from ...core.engine import Engine, refuse_finished
 from ...core.errors import IllegalActionError, ScenarioError
 from ...core.events import EventBuffer
 from ...core.options import Option, check_options
@@ -252,6 +252,8 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
     # ----------------------------------------------------------- lifecycle
     def new_state(self, options: dict[str, Any] | None, dice):
         s = self.initial_state(options)
+        if isinstance(options, dict) and options.get("position") is not None:
+            refuse_finished(self, s, to_move=False)  # a finished game given as the start position
         try:
             self._settle(s, dice)
         except RuntimeError as e:  # the compiled rules' own guard, reached from a hand-made task stack
@@ -423,7 +425,16 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         if s.g[G_OVER]:
             raise ValueError("the game is over")
         a = int(action)
-        if not 0 <= a < self.num_actions or self._run(s, dice, k_step, a) < 0:  # (k_step: -1, nothing done)
+        if not 0 <= a < self.num_actions:
+            raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[self.top(s)[0]]}'")
+        saved = s.buf.copy()  # (under a microsecond) a failed step leaves the game as it was
+        try:
+            done = self._run(s, dice, k_step, a)
+        except RuntimeError as e:  # the compiled rules' own guard: a task no rule writes, from a hand-made position
+            s.buf[:] = saved
+            raise ScenarioError(f"the rules cannot go on from this state: its task stack holds a task no rule "
+                                f"writes there (from a start position?): {e}") from None
+        if done < 0:  # (k_step: -1, nothing done)
             raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[self.top(s)[0]]}'")
 
     def progress(self, s) -> tuple[bool, bool, int, int]:
@@ -634,7 +645,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
 
     # ------------------------------------------------------------ describing
     def action_to_str(self, s, action: int) -> str:
-        a = int(action)
+        a = self.check_action(action)
         block, v = self.AL.decode(a)
         if s.g[G_OVER]:
             return f"{block} {v}"
