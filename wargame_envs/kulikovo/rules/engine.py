@@ -20,7 +20,7 @@ import numpy as np
 
 from ...core.chance import DS_SIZE
 from ...core.engine import Engine, refuse_finished
-from ...core.errors import IllegalActionError, ScenarioError
+from ...core.errors import DiceExhaustedError, IllegalActionError, ScenarioError
 from ...core.events import EventBuffer
 from ...core.options import Option, check_options
 from ...core.scenario import check_data_dir
@@ -430,6 +430,8 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         saved = s.buf.copy()  # (under a microsecond) a failed step leaves the game as it was
         try:
             done = self._run(s, dice, k_step, a)
+        except DiceExhaustedError:  # scripted dice that ran out: the step already left no trace
+            raise
         except RuntimeError as e:  # the compiled rules' own guard: a task no rule writes, from a hand-made position
             s.buf[:] = saved
             raise ScenarioError(f"the rules cannot go on from this state: its task stack holds a task no rule "
