@@ -254,6 +254,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         s = self.initial_state(options)
         if isinstance(options, dict) and options.get("position") is not None:
             refuse_finished(self, s, to_move=False)  # a finished game given as the start position
+            s.from_position = True
         try:
             self._settle(s, dice)
         except RuntimeError as e:  # the compiled rules' own guard, reached from a hand-made task stack
@@ -427,13 +428,15 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         a = int(action)
         if not 0 <= a < self.num_actions:
             raise IllegalActionError(f"action {a} is not legal at decision '{DECISION_NAMES[self.top(s)[0]]}'")
-        saved = s.buf.copy()  # (under a microsecond) a failed step leaves the game as it was
+        # a game from a hand-made position may hold a task no rule writes: its steps keep a copy to fall back on
+        saved = s.buf.copy() if getattr(s, "from_position", False) else None
         try:
             done = self._run(s, dice, k_step, a)
         except DiceExhaustedError:  # scripted dice that ran out: the step already left no trace
             raise
         except RuntimeError as e:  # the compiled rules' own guard: a task no rule writes, from a hand-made position
-            s.buf[:] = saved
+            if saved is not None:
+                s.buf[:] = saved
             raise ScenarioError(f"the rules cannot go on from this state: its task stack holds a task no rule "
                                 f"writes there (from a start position?): {e}") from None
         if done < 0:  # (k_step: -1, nothing done)
