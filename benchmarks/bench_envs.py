@@ -48,6 +48,7 @@ import numpy as np
 
 from wargame_envs import registry
 from wargame_envs.core.dice import Dice
+from wargame_envs.core.files import atomic_write
 
 DEFAULT_OUT = Path(__file__).parent / "results" / "latest.json"
 MEMORY_ENVS = 20
@@ -291,13 +292,7 @@ def print_table(report: dict[str, Any]) -> None:
 
 def write_json(report: dict[str, Any], path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    try:
-        tmp.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    atomic_write(path, (json.dumps(report, indent=1) + "\n").encode("utf-8"))
 
 
 def check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -40,7 +40,6 @@ import io
 import json
 import os
 import platform
-import tempfile
 import time
 import zipfile
 from dataclasses import dataclass
@@ -51,13 +50,12 @@ import numpy as np
 import torch
 
 from wargame_envs.core.errors import WargameError
+from wargame_envs.core.files import atomic_write
 
 FORMAT = "wargame-envs-policy"
 FORMAT_VERSION = 1
 MEMBERS = ("meta.json", "policy.pt", "optimizer.pt", "pool.pt")
 MAX_MEMBER_BYTES = 1 << 30
-_UMASK = os.umask(0o022)
-os.umask(_UMASK)
 REQUIRED_META = {"format": str, "format_version": int, "battle": str, "env": str, "obs_size": int,
                  "num_actions": int, "net_arch": dict, "activation": str, "timesteps": int, "args": dict,
                  "pool": list, "versions": dict}
@@ -146,9 +144,9 @@ def save_checkpoint(path: str | os.PathLike, meta: dict[str, Any], policy_state:
         z.writestr("optimizer.pt", _tensor_bytes(optimizer_state or {}))
         z.writestr("pool.pt", _tensor_bytes({k: torch.as_tensor(np.asarray(v)) for k, v in (pool_arrays or {}).items()}))
     data = buf.getvalue()
-    _atomic_write(path, data)
+    atomic_write(path, data)
     sidecar = {**meta, "zip_sha256": hashlib.sha256(data).hexdigest()}
-    _atomic_write(sidecar_path(path), json.dumps(sidecar, indent=1, sort_keys=True).encode())
+    atomic_write(sidecar_path(path), json.dumps(sidecar, indent=1, sort_keys=True).encode())
     return path
 
 
@@ -156,21 +154,6 @@ def _tensor_bytes(obj) -> bytes:
     b = io.BytesIO()
     torch.save(obj, b)
     return b.getvalue()
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            os.fchmod(f.fileno(), 0o666 & ~_UMASK)  # mkstemp creates 0600; give the usual mode
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 # --------------------------------------------------------------------------- loading

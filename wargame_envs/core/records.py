@@ -11,13 +11,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import tempfile
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
 
 from .dice import Dice
 from .errors import RecordError
+from .files import atomic_write
 
 RECORD_FORMAT = "wargame-record/1"
 MAX_DEPTH = 32  # JSON nesting a record may hold (a start position needs a handful of levels)
@@ -75,15 +75,7 @@ class GameRecord:
         ``~`` is expanded; a ``path`` that is a folder is a :class:`RecordError`."""
         path = check_record_path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(self.to_json())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write(path, self.to_json().encode("utf-8"))
         return path
 
     @classmethod
