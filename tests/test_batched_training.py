@@ -88,10 +88,15 @@ def test_batched_training_with_the_scores_hint(tmp_path):
 
     args = TrainArgs(battle="berestechko", hint="scores", backend="batched", minutes=0, total_timesteps=300, n_envs=8,
                      n_steps=40, batch_size=128, n_epochs=1, imitation_games=1, imitation_epochs=1, eval_games=0,
-                     net_arch="16", kl_coef=0.1, baselines="scripted", progress=False, out=str(tmp_path / "run"))
+                     net_arch="16", kl_coef=0.1, baselines="scripted", progress=False, out=str(tmp_path / "run"),
+                     curriculum_epsilon=0.5, curriculum_steps=200)
     result = train_batched(args)
     ckpt = load_checkpoint(result.checkpoint)
     assert ckpt.meta["hint"] == "scores" and result.timesteps >= 300
+    logged = (tmp_path / "run" / "tb" / "progress.csv").read_text().splitlines()
+    column = logged[0].split(",").index("train/curriculum_epsilon")
+    rates = [float(line.split(",")[column]) for line in logged[1:]]
+    assert rates[0] == 0.5 and rates[-1] == 0.0  # 0.5 at first, 0 from 200 learner steps on
     agent, engine = PolicyAgent(result.checkpoint), make_engine("berestechko")
     assert agent.actor.prior
     x = np.zeros((4, agent.actor.layers[0][0].shape[0]), np.float32)
@@ -293,3 +298,57 @@ def test_the_minibatch_buffer_is_kept_and_grows_by_half_again():
     assert c.shape == (90, 70) and net._minibatch.shape == (150, 105)
     d = net.minibatch_buffer(10, 10, torch.float32)        # another dtype: a new buffer of the asked size
     assert d.dtype == torch.float32 and net._minibatch.shape == (15, 15)
+
+
+def test_the_curriculum_rate_falls_linearly_to_zero():
+    """``--curriculum-epsilon E --curriculum-steps S``: the scripted opponent's rate of random moves is E at first,
+    E/2 halfway, and 0 from S on."""
+    from training.batched import curriculum_rate
+    from training.train import TrainArgs
+
+    args = TrainArgs(curriculum_epsilon=0.4, curriculum_steps=1000)
+    assert [curriculum_rate(args, s) for s in (0, 500, 1000, 5000)] == pytest.approx([0.4, 0.2, 0.0, 0.0])
+    assert curriculum_rate(TrainArgs(), 0) == 0.0
+
+
+def test_the_curriculum_replaces_some_scripted_moves_by_random_legal_ones():
+    """Against ``scripted``, each of the opponent's moves is a uniformly random legal one at the curriculum's rate
+    (and the scripted choice, the hint, otherwise); other opponents are not touched."""
+    from training.batched import SelfPlayGames
+    from training.selfplay import OpponentPool
+    from training.train import TrainArgs
+
+    pool = OpponentPool()
+    pool.add("scripted", None, "baseline")
+    args = TrainArgs(battle="berestechko", n_envs=2000, hint="", curriculum_epsilon=0.5)
+    games = SelfPlayGames(args, pool, None, None, seed=0)
+    mask = np.zeros((2000, games.num_actions), bool)
+    mask[:, [3, 5, 7, 9]] = True
+    hints = np.full(2000, 5)
+    rows = np.arange(2000)
+    out = np.full(2000, -1)
+    games._opponent_actions(rows, None, mask, hints, out)
+    assert (out == 5).all()  # rate 0 until the trainer sets it
+    games.scripted_noise = 0.5
+    games._opponent_actions(rows, None, mask, hints, out)
+    assert set(np.unique(out)) == {3, 5, 7, 9}
+    assert 0.55 < (out == 5).mean() < 0.7  # 0.5 kept + 0.5 x 1/4 drawn again: 0.625
+    games.opponent = ["random"] * 2000
+    games._opponent_actions(rows, None, mask, hints, out)
+    assert set(np.unique(out)) == {3, 5, 7, 9} and 0.2 < (out == 5).mean() < 0.3
+
+
+@pytest.mark.parametrize("changes, message", [
+    (dict(curriculum_epsilon=1.5), "--curriculum-epsilon is a rate of random moves: at most 1, got 1.5"),
+    (dict(curriculum_epsilon=-0.1), "--curriculum-epsilon must be at least 0"),
+    (dict(curriculum_epsilon=0.3, backend="default"), "use --backend batched"),
+    (dict(curriculum_epsilon=0.3, baselines="random"), "add scripted to --baselines .got 'random'."),
+    (dict(curriculum_steps=0), "--curriculum-steps must be at least 1"),
+])
+def test_a_curriculum_that_cannot_take_effect_is_refused(changes, message):
+    from training.evaluate import UsageError
+    from training.train import TrainArgs, check_args
+
+    args = TrainArgs(battle="breitenfeld", **{"backend": "batched", **changes})
+    with pytest.raises(UsageError, match=message):
+        check_args(args)

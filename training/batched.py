@@ -32,6 +32,10 @@ everything that decides in them as batches:
   every legal move's rating by the scripted agent and the logits add their logarithm, so the untrained policy
   plays the heuristic softened (exploring among its near-best moves) and the network learns corrections; the
   KL term is then the cross-entropy on that prior. This is the setting of ``--recipe berestechko``.
+- **A curriculum against the heuristic** (``--curriculum-epsilon E --curriculum-steps S``): the scripted
+  opponent plays a uniformly random legal move instead of its own at rate E at first, falling linearly to 0 at S
+  learner steps (:func:`curriculum_rate`), so that a side that loses most games to the heuristic starts with
+  games it wins. Its games are recorded (PFSP, ``selfplay/win_rate_scripted_*``) as against ``scripted``.
 - **Sampling temperature** (``--temperature``): the policy trained is softmax(logits / T). Evaluation and the
   shipped agents play the greedy move, which T does not change; below 1 the games played in training
   stay close to that greedy play (at T = 1 a clone of the heuristic keeps ~0.3 nats of entropy a decision,
@@ -228,6 +232,7 @@ class SelfPlayGames:
         self._sample_buffers: tuple[np.ndarray, np.ndarray] | None = None
         self._last_rows = None  # the inputs of the bootstrap values (a torch buffer like the samples)
         self.finished: list[tuple[str, int, float]] = []  # (opponent, learner seat, learner score)
+        self.scripted_noise = 0.0  # the scripted opponent's rate of random moves (curriculum_rate)
 
     def _draw(self, i: int) -> None:
         if self.args.pfsp_sides:
@@ -278,6 +283,9 @@ class SelfPlayGames:
             kind = "random" if entry is None else (entry.kind if entry.kind == "snapshot" else name)
             if kind == "scripted":
                 out[idx] = hints[idx]
+                if self.scripted_noise > 0:  # the curriculum (--curriculum-epsilon): some moves at random
+                    noisy = idx[self.rng.random(idx.size) < self.scripted_noise]
+                    out[noisy] = self._random_legal(mask[noisy])
             elif kind == "snapshot":
                 z = np.where(mask[idx], entry.agent.actor.logits(inputs()[idx]).astype(np.float64), -np.inf)
                 if self.pool.deterministic_snapshots:
@@ -286,7 +294,11 @@ class SelfPlayGames:
                     g = self.rng.gumbel(size=z.shape)
                     out[idx] = (z + g).argmax(axis=1)
             else:  # random, or an opponent dropped from the pool while its game went on
-                out[idx] = np.where(mask[idx], self.rng.random(mask[idx].shape), -1.0).argmax(axis=1)
+                out[idx] = self._random_legal(mask[idx])
+
+    def _random_legal(self, mask: np.ndarray) -> np.ndarray:
+        """A uniformly random legal action of each row of ``mask``."""
+        return np.where(mask, self.rng.random(mask.shape), -1.0).argmax(axis=1)
 
     def collect(self, n_steps: int) -> tuple[Rollout, np.ndarray]:
         with self.frozen():
@@ -691,6 +703,7 @@ def train_batched(args):
     try:
         while time.time() < deadline and shim.num_timesteps < cap:
             t_iter = time.time()
+            games.scripted_noise = curriculum_rate(args, shim.num_timesteps)
             ro, last_v = games.collect(args.n_steps)
             adv, ret = advantages(ro.values, ro.learner, ro.seat, ro.rewards, ro.done, last_v, args.gamma,
                                   args.gae_lambda)
@@ -727,6 +740,12 @@ def train_batched(args):
                        missing)
 
 
+def curriculum_rate(args, steps: int) -> float:
+    """The scripted opponent's rate of random moves after ``steps`` learner steps: ``curriculum_epsilon`` at first,
+    falling linearly to 0 at ``curriculum_steps``."""
+    return float(args.curriculum_epsilon) * max(0.0, 1.0 - steps / args.curriculum_steps)
+
+
 def keep_freed_memory() -> None:
     """Let glibc keep freed blocks of up to 1 GiB for reuse. By default it hands out every block over a few
     MB as fresh pages and returns them on free, and the update's tensors are 10-300 MB each: zeroing those
@@ -749,6 +768,8 @@ def _log(logger, games: SelfPlayGames, stats: dict[str, float], kl_coef: float, 
     for k, v in stats.items():
         logger.record(f"train/{k}", v)
     logger.record("train/kl_coef", kl_coef)
+    if games.args.curriculum_epsilon:
+        logger.record("train/curriculum_epsilon", games.scripted_noise)
     logger.record("time/learner_steps_per_second", steps / max(busy, 1e-9))
     recent = games.finished[-400:]
     for name in {o for o, _, _ in recent}:

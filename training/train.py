@@ -176,6 +176,13 @@ class TrainArgs:
     which keeps PPO close to the heuristic it imitated (0 = off)"""
     kl_half_life: int = 1_000_000
     """--backend batched: learner steps over which the KL weight halves"""
+    curriculum_epsilon: float = 0.0
+    """--backend batched: a curriculum against the scripted baseline: at first it plays a uniformly random legal move
+    instead of its own at this rate, which falls linearly to 0 over curriculum_steps learner steps, so that the side
+    that loses to the heuristic starts with games it can win (0 = off)"""
+    curriculum_steps: int = 5_000_000
+    """--backend batched: learner steps (counted across resumes) over which the scripted baseline's rate of random
+    moves falls to 0"""
     temperature: float = 1.0
     """--backend batched: the policy trained is softmax(logits / temperature); below 1 its samples stay closer to its
     greedy play, which is what evaluation and the shipped agents use (the argmax does not depend on it)"""
@@ -293,7 +300,7 @@ MINIMUMS = (("minutes", 0), ("total_timesteps", 1), ("n_envs", 1), ("n_steps", 1
             ("checkpoint_minutes", 0), ("imitation_games", 0), ("imitation_epochs", 0), ("eval_games", 0),
             ("imitation_lr", 0), ("num_env_runners", 0), ("imitation_max_mb", 1), ("imitation_batch_size", 1), ("kl_coef", 0), ("kl_half_life", 1),
             ("temperature", 1e-3), ("ent_coef", 0), ("vf_coef", 0), ("shaped_scale", 0), ("pfsp_power", 0),
-            ("pfsp_floor", 0))
+            ("pfsp_floor", 0), ("curriculum_epsilon", 0), ("curriculum_steps", 1))
 # (field, largest allowed value) of the arguments that must be above 0
 ABOVE_ZERO = (("learning_rate", math.inf), ("clip_range", math.inf), ("gamma", 1), ("gae_lambda", 1))
 
@@ -355,7 +362,21 @@ def check_args(args: TrainArgs) -> TrainArgs:
         if importlib.util.find_spec("ray") is None:
             raise UsageError("--backend rllib needs Ray RLlib: pip install 'wargame-envs[rllib]'")
     check_baselines(args, battle)
+    check_curriculum(args)
     return dataclasses.replace(args, battle=battle, out=str(Path(args.out).expanduser()))
+
+
+def check_curriculum(args: TrainArgs) -> None:
+    """A :class:`~training.evaluate.UsageError` for a curriculum (``--curriculum-epsilon``) that cannot take effect."""
+    from training.evaluate import UsageError
+
+    if args.curriculum_epsilon > 1:
+        raise UsageError(f"--curriculum-epsilon is a rate of random moves: at most 1, got {args.curriculum_epsilon}")
+    if args.curriculum_epsilon > 0 and args.backend != "batched":
+        raise UsageError("--curriculum-epsilon weakens the scripted opponent of the batched trainer: use --backend batched")
+    if args.curriculum_epsilon > 0 and "scripted" not in baseline_specs(args):
+        raise UsageError("--curriculum-epsilon weakens the scripted baseline, which --baselines leaves out: "
+                         f"add scripted to --baselines (got {args.baselines!r})")
 
 
 def baseline_specs(args: TrainArgs) -> tuple[str, ...]:
