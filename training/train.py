@@ -373,7 +373,8 @@ def check_curriculum(args: TrainArgs) -> None:
     if args.curriculum_epsilon > 1:
         raise UsageError(f"--curriculum-epsilon is a rate of random moves: at most 1, got {args.curriculum_epsilon}")
     if args.curriculum_epsilon > 0 and args.backend != "batched":
-        raise UsageError("--curriculum-epsilon weakens the scripted opponent of the batched trainer: use --backend batched")
+        raise UsageError("--curriculum-epsilon weakens the scripted opponent of the batched trainer: "
+                         "use --backend batched")
     if args.curriculum_epsilon > 0 and "scripted" not in baseline_specs(args):
         raise UsageError("--curriculum-epsilon weakens the scripted baseline, which --baselines leaves out: "
                          f"add scripted to --baselines (got {args.baselines!r})")
