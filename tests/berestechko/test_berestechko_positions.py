@@ -393,3 +393,17 @@ def test_fuzzed_positions_load_soundly_or_raise_scenario_error():
             ENGINE.observe(s, PL)
             ENGINE.apply(s, int(rnd.choice(list(np.flatnonzero(ENGINE.legal_mask(s))))), dice)
     assert loaded > 100  # the harmless mutations still load
+
+
+def test_c30_a_position_inside_an_activation_after_the_round_is_used_up_restores():
+    """4.2 ends the round after an activation: when a close combat destroys the inactive side's last unit not yet
+    activated twice, the game waits at the advance with every C-T unit left at two activations. That position is
+    reachable, so it is restored (it used to be refused as "the round is over"), and the game goes on the same."""
+    s, d = start({"Kalinowski": "22", "Zemska": "02", "Hrunka": {"hex": "32", "disorganized": True},
+                  "Nosach": {"hex": "55", "activations": 2}}, rolls=[8, 8, 1, 3, 4, 5], dice=[2, 6, 6])
+    play(s, d, "die:2", "unit:Kalinowski", "hex:22", "hex:32")
+    assert decision(s) == "advance" and unit(s, "Hrunka")["status"] == DESTROYED
+    restored = ENGINE.new_state({"position": ENGINE.to_position(s)}, Dice(0))
+    _same(s, restored, "at the advance")
+    play(s, d, "hex:22")
+    assert decision(s) == "choose_die" and int(s.sc[S.ROUND]) == 2

@@ -478,7 +478,10 @@ def _check_reachable(r: _Reader, s, pos: dict) -> None:
             r.bad("units", sorted(pos["units"]), f"{lost} {SIDES[p]} units are destroyed: automatic victory (10), "
                   "the battle is over")
         limit = T.rules["activations_per_round"]
-        if s.sc[S.PHASE] != Phase.TATAR_DECISION and all(s.acts[u] >= limit for u in sides_left[p]):
+        # the round ends after an activation (4.2), so only a position between activations can be past its end:
+        # inside one, the last unit not yet activated twice may just have been destroyed
+        between = s.sc[S.UNIT] < 0 and s.sc[S.PHASE] != Phase.TATAR_DECISION
+        if between and all(s.acts[u] >= limit for u in sides_left[p]):
             r.bad(f"units.{T.sc.names[sides_left[p][0]]}.activations", limit,
                   f"every {SIDES[p]} unit is activated twice: the round is over (4, 4.2)")
     bad = engine.check_invariants(s)
