@@ -713,6 +713,7 @@ def train_batched(args):
             samples = int(ro.learner.sum())
             shim.num_timesteps += samples
             shim._n_updates += 1
+            logger.record("time/total_timesteps", shim.num_timesteps)
             _log(logger, games, stats, kl_coef, shim.num_timesteps - start_steps, busy)
             logger.dump(shim.num_timesteps)
             if shim.num_timesteps >= next_snapshot:

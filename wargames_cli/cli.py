@@ -385,7 +385,8 @@ MAIN_JOB_OPPONENTS = ("random", "scripted")
 def cmd_train(args) -> int:
     """Self-play training (``training.train``), then a tournament of the checkpoint against random and
     scripted play on both sides (``training.evaluate``) written beside it: OUT/evaluation/report.md,
-    result.json, plot.png, each headed by the checkpoint they describe."""
+    result.json, plot.png, each headed by the checkpoint they describe; the training curves in OUT/training.png
+    (``training.curves``)."""
     from training import train as T
 
     train_args = T.check_args(T.from_namespace(args))  # bad options fail before the extras are looked for
@@ -400,6 +401,7 @@ def cmd_train(args) -> int:
         run = T.train
     result = run(dataclasses.replace(train_args, eval_games=0))
     T.print_result(result)
+    _draw_curves(train_args.out)
     if train_args.eval_games <= 0:
         return 0
     ckpt = f"ckpt:{result.checkpoint}"
@@ -416,6 +418,16 @@ def cmd_train(args) -> int:
     print(f"report: {out / 'report.md'} (also result.json, plot.png); checkpoint: {result.checkpoint}")
     print(f"play against it: wargames play {train_args.battle} --p1 human --p2 {ckpt}")
     return 0
+
+
+def _draw_curves(out: str) -> None:
+    """OUT/training.png (``training.curves``); a run that logged nothing gets a note instead."""
+    from training.curves import CurvesError, plot_training
+
+    try:
+        print(f"training curves: {plot_training(out)}")
+    except CurvesError as exc:
+        print(f"note: no training curves: {exc}", file=sys.stderr)
 
 
 def _agent_available(spec: str, battle: str) -> bool:
@@ -498,8 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.ArgumentDefaultsHelpFormatter,
         description="Masked-PPO self-play training (training.train), then a tournament of the checkpoint against "
                     "random and scripted play on both sides, --eval-games games per side per opponent, written to "
-                    "OUT/evaluation (report.md, result.json, plot.png). An OUT that already holds a run is refused "
-                    "unless --resume or --overwrite is given.")
+                    "OUT/evaluation (report.md, result.json, plot.png); the training curves to OUT/training.png "
+                    "(python -m training.curves OUT draws them during a run). An OUT that already holds a run is "
+                    "refused unless --resume or --overwrite is given.")
     train_arguments(train)
     train.set_defaults(func=cmd_train, eval_games=50)
     parser.train_parser = train  # --recipe sets its defaults (training.train.parse_with_recipe)
