@@ -72,3 +72,18 @@ def test_wargames_train_draws_the_curves_beside_the_checkpoint(tmp_path, capsys)
     assert f"training curves: {out / 'training.png'}" in capsys.readouterr().out
     assert (out / "training.png").read_bytes()[:8] == PNG
     assert np.isfinite(curves.read_progress(out)["time/total_timesteps"]).all()
+
+
+def test_the_pools_snapshots_make_one_line_per_side():
+    """However many snapshots come and go in the pool, they draw one line per side: their mean where logged."""
+    nan = np.nan
+    data = {"selfplay/win_rate_scripted_1": np.array([0.1, 0.2, nan]),
+            "selfplay/win_rate_snapshot@1000_1": np.array([0.4, nan, nan]),
+            "selfplay/win_rate_snapshot@2000_1": np.array([0.2, 0.6, nan]),
+            "selfplay/win_rate_snapshot@2000_0": np.array([nan, 0.9, 0.7]),
+            "selfplay/win_rate_vs_snapshot@3000": np.array([nan, nan, 0.5])}
+    lines = curves.win_rate_lines(data, ("allied", "imperial"))
+    assert sorted(lines) == ["vs its snapshots (mean) as allied", "vs its snapshots (mean) as imperial",
+                             "vs its snapshots (mean), both sides", "vs scripted as imperial"]
+    np.testing.assert_allclose(lines["vs its snapshots (mean) as imperial"], [0.3, 0.6, nan])
+    np.testing.assert_allclose(lines["vs its snapshots (mean) as allied"], [nan, 0.9, 0.7])

@@ -8,6 +8,7 @@ events, one row per update), whichever backend wrote it:
 
 - win rates: the batched trainer's ``selfplay/win_rate_<opponent>_<seat>`` (its last 400 games against each
   opponent and side), the default backend's ``selfplay/win_rate_side<seat>`` and ``selfplay/win_rate_vs_<opponent>``;
+  the pool's snapshots make one line per side (their mean), however many come and go;
 - throughput: ``time/learner_steps_per_second`` (batched) or SB3's ``time/fps``, both averages since the run's start;
 - schedules: the weight of the pull toward the heuristic (``train/kl_coef``) and the curriculum's rate of random
   scripted moves (``train/curriculum_epsilon``), where logged.
@@ -21,6 +22,7 @@ import argparse
 import csv
 import json
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -81,6 +83,23 @@ def win_rate_label(column: str, sides: tuple[str, ...]) -> str:
     return f"vs {opponent} as {_side(sides, int(seat))}" if seat.isdigit() and opponent else name
 
 
+def win_rate_lines(data: dict[str, np.ndarray], sides: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """label -> win rates: one line per logged opponent and side, except that the pool's snapshots (``snapshot@N``,
+    up to ``--pool-size`` of them, each logged while it is in the pool) make one line per side, their mean."""
+    groups: dict[str, list[np.ndarray]] = {}
+    for key in sorted(k for k in data if k.startswith(WIN_PREFIX)):
+        label = win_rate_label(key, sides)
+        label = re.sub(r"^vs snapshot@\d+", "vs its snapshots (mean)", label)
+        groups.setdefault(label, []).append(data[key])
+    lines = {}
+    for label, columns in groups.items():
+        stacked = np.vstack(columns)
+        seen = np.isfinite(stacked).any(axis=0)
+        lines[label] = np.full(stacked.shape[1], np.nan)
+        lines[label][seen] = np.nanmean(stacked[:, seen], axis=0)
+    return lines
+
+
 def _side(sides: tuple[str, ...], seat: int) -> str:
     return sides[seat] if 0 <= seat < len(sides) else f"seat {seat}"
 
@@ -98,15 +117,15 @@ def plot_training(run_dir: str | Path, path: str | Path | None = None) -> Path:
     steps = data.get("time/total_timesteps")
     x, x_label = (steps, "learner steps") if steps is not None and np.isfinite(steps).any() else (
         np.arange(1, len(next(iter(data.values()))) + 1), "update")
-    wins = sorted(k for k in data if k.startswith(WIN_PREFIX))
+    wins = win_rate_lines(data, sides)
     speed = next((k for k in THROUGHPUT if k in data), None)
     schedules = [k for k in SCHEDULES if k in data and np.isfinite(data[k]).any()]
     panels = 2 + bool(schedules)
     fig, axes = plt.subplots(panels, 1, figsize=(9, 2.8 * panels + 0.6), sharex=True)
     ax = axes[0]
-    for key in wins:
-        ok = np.isfinite(data[key])
-        ax.plot(x[ok], data[key][ok], label=win_rate_label(key, sides))
+    for label, rates in wins.items():
+        ok = np.isfinite(rates)
+        ax.plot(x[ok], rates[ok], label=label)
     ax.set_ylim(0, 1)
     ax.set_ylabel("learner win rate")
     ax.set_title("Win rate in training games (sampled play; the evaluation plays the greedy move)", fontsize=10)
