@@ -124,8 +124,7 @@ def plot_training(run_dir: str | Path, path: str | Path | None = None) -> Path:
     fig, axes = plt.subplots(panels, 1, figsize=(9, 2.8 * panels + 0.6), sharex=True)
     ax = axes[0]
     for label, rates in wins.items():
-        ok = np.isfinite(rates)
-        ax.plot(x[ok], rates[ok], label=label)
+        _plot_logged(ax, x, rates, label=label)
     ax.set_ylim(0, 1)
     ax.set_ylabel("learner win rate")
     ax.set_title("Win rate in training games (sampled play; the evaluation plays the greedy move)", fontsize=10)
@@ -136,15 +135,13 @@ def plot_training(run_dir: str | Path, path: str | Path | None = None) -> Path:
     ax.grid(alpha=0.3)
     ax = axes[1]
     if speed is not None:
-        ok = np.isfinite(data[speed])
-        ax.plot(x[ok], data[speed][ok], color="tab:gray")
+        _plot_logged(ax, x, data[speed], color="tab:gray")
     ax.set_ylabel("learner steps/s\n(average so far)")
     ax.grid(alpha=0.3)
     if schedules:
         ax = axes[2]
         for key in schedules:
-            ok = np.isfinite(data[key])
-            ax.plot(x[ok], data[key][ok], label=SCHEDULES[key])
+            _plot_logged(ax, x, data[key], label=SCHEDULES[key])
         ax.set_ylabel("schedules")
         ax.legend(fontsize=8, loc="best")
         ax.grid(alpha=0.3)
@@ -156,6 +153,12 @@ def plot_training(run_dir: str | Path, path: str | Path | None = None) -> Path:
     fig.savefig(out, dpi=100)
     plt.close(fig)
     return out
+
+
+def _plot_logged(ax, x: np.ndarray, y: np.ndarray, **style) -> None:
+    """``y`` over ``x`` at the rows that logged it (a column is empty in the rows before its first value)."""
+    ok = np.isfinite(y)
+    ax.plot(x[ok], y[ok], **style)
 
 
 def main(argv: list[str] | None = None) -> int:
