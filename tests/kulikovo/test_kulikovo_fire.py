@@ -8,6 +8,11 @@ def nb(h: str, d: int) -> str:
     return eng.grid.ids[eng.geo.nbr[hx(h)][d]]
 
 
+def frontal(h: str, f: int) -> list[str]:
+    eng = engine()
+    return [eng.grid.ids[x] for x in eng.geo.frontal(hx(h), f)]
+
+
 def _lookout(units, dice, leaders=None, **kw):
     return new(units, leaders if leaders is not None else [leader("Obelenski", "4010")],
                to_move={"player": "russian", "activate": "Lookout"}, dice=dice, **kw)
@@ -32,13 +37,18 @@ def test_9_3_range_two_and_fire_ends_movement():
 
 
 def test_9_0_fire_through_front_and_flank_not_rear():
+    """9.0: fire goes through the frontal and flank hexsides: a unit fires at a target there as it faces, and at
+    one in its rear hexsides only after it turns (6.0; C52)."""
     eng = engine()
-    s, _ = _lookout([{"id": "R01", "hex": "4010", "facing": 0}, {"id": "M03", "hex": nb("4010", 3), "facing": 0},
-                     {"id": "M04", "hex": nb("4010", 2), "facing": 0}], [])
-    play(s, _, A("UNIT", "R01"))
-    legal = eng.legal_actions(s)
-    assert A("HEX", nb("4010", 2)) in legal        # flank (direction 2 for facing 0)
-    assert A("HEX", nb("4010", 3)) not in legal    # rear
+    flank, rear = nb("4010", 2), nb("4010", 3)   # for facing 0
+    for target, facing in ((flank, 0), (rear, 1)):
+        s, d = _lookout([{"id": "R01", "hex": "4010", "facing": 0}, {"id": "M03", "hex": rear, "facing": 0},
+                         {"id": "M04", "hex": flank, "facing": 0}], [0] * 3)
+        play(s, d, A("UNIT", "R01"))
+        assert A("HEX", target) in eng.legal_actions(s)
+        play(s, d, A("HEX", target))
+        assert pos_of(s, "R01")["facing"] == facing
+        assert ("turns to face" in log_text(s)) == (target == rear)
 
 
 def test_9_3_1_horse_through_flank_plus_one():
@@ -209,3 +219,41 @@ def test_12_1_a_unit_retreats_away_from_the_counter_charge_against_its_fire():
            "+2 (weapons matrix) = 6 -> DD+DR [11.3]" in log_text(s)
     assert decision(s) == "retreat path" and player(s) == 0
     assert set(engine().legal_actions(s)) == {hx("4009"), hx("3910"), hx("3911")}
+
+
+def _faces(s) -> set[int]:
+    eng = engine()
+    return {a - eng.AL.FACE for a in eng.legal_actions(s) if eng.AL.FACE <= a < eng.AL.FACE + 6}
+
+
+def test_6_0_an_activated_missile_unit_turns_to_fire_at_a_target_behind_it():
+    """6.0: an activated unit turns freely, and turning is not movement for "fire or Movement"; 9.2: missile units
+    fire at any time during their Move/Fire. A Bowman with a target in its rear hexsides turns (the nearest facing
+    that brings it to its front or flank) and fires (C52)."""
+    tgt = nb("4010", 3)   # rear of a unit facing 0 (front 0, 1; flank 2, 5; rear 3, 4)
+    s, d = _lookout([{"id": "R01", "hex": "4010", "facing": 0}, {"id": "M03", "hex": tgt, "facing": 0}], [7])
+    play(s, d, A("UNIT", "R01"), A("HEX", tgt))
+    text = log_text(s)
+    assert "B 4010 turns to face NE to fire [6.0, 9.2]" in text
+    assert f"Fire B 4010 at R {tgt}: DR 7 +1 (range 1) = 8 -> D [9.3]" in text
+    assert pos_of(s, "R01")["facing"] == 1
+    assert _faces(s) == set(range(6))   # it may still end facing anywhere (not in an enemy ZOC)
+
+
+def test_6_0_in_an_enemy_zoc_the_turn_to_fire_counts_toward_the_one_vertex():
+    """6.0: a unit in an enemy ZOC that stays in its hex turns one vertex: it may turn one vertex to fire, and it
+    then ends its activation within one vertex of the facing it began with (C52)."""
+    z = frontal("4212", 3)[0]   # in the Mongol H's ZOC
+    back = nb(z, 4)               # a rear hexside of facing 0, a flank one of facing 5
+    assert "4212" not in (back, nb(z, 3))
+    s, d = _lookout([{"id": "R01", "hex": z, "facing": 0}, {"id": "M38", "hex": "4212", "facing": 3},
+                     {"id": "M03", "hex": back, "facing": 0}], [0] * 4, leaders=[leader("Obelenski", z)])
+    play(s, d, A("UNIT", "R01"))
+    assert _faces(s) == {5, 0, 1}
+    assert A("HEX", back) in engine().legal_actions(s)
+    play(s, d, A("HEX", back))
+    assert f"B {z} turns to face SE to fire [6.0, 9.2]" in log_text(s)
+    assert f"Fire B {z} at R {back}: DR 0 +1 (range 1) = 1 -> - [9.3]" in log_text(s)
+    assert pos_of(s, "R01")["facing"] == 5 and decision(s) == "move/fire: unit action"
+    assert _faces(s) == {5, 0, 1}   # still one vertex from facing 0, not from facing 5
+

@@ -2,7 +2,7 @@
 
 import pytest
 
-from kulikovo_testlib import A, decision, engine, hx, leader, log_text, new, play, player, pos_of
+from kulikovo_testlib import A, decision, engine, hx, leader, legal, log_text, new, play, player, pos_of
 
 
 def nb(h: str, d: int) -> str:
@@ -214,3 +214,21 @@ def test_15_1_15_3_historical_setup():
     assert sum(1 for u in on if u["command"] == "Center Orda") == 12
     assert all(u["facing"] == (0 if u["id"][0] == "R" else 3) for u in on)
     assert pos["standards"]["russian"]["hex"] == "3012" and pos["standards"]["mongol"]["hex"] == "5020"
+
+
+def test_12_5_1_a_unit_disordered_during_the_activation_does_not_rally_in_it():
+    """A Bowman Disordered by a friendly retreat through it (12.1) did not spend the activation Disordered: it
+    stays Disordered at its end, and rallies at a later activation in which it does nothing (C50)."""
+    x = nb("4010", 0)
+    units = [{"id": "M38", "hex": "4010", "facing": 3}, {"id": "R02", "hex": x, "facing": 3},
+             {"id": "R03", "hex": nb(x, 5), "facing": 3}, {"id": "R04", "hex": nb(x, 1), "facing": 3},
+             {"id": "R01", "hex": nb(x, 0), "facing": 0}]
+    s, d = new(units, [leader("Obelenski", nb(x, 5))], to_move={"player": "russian", "activate": "Lookout"},
+               dice=[0] * 6)
+    play(s, d, A("OPT", "PASS"), A("UNIT", "R02"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", "4010"),
+         A("OPT", "NO"))
+    play(s, d, next(iter(legal(s))))  # R02 retreats, through the Bowman R01 (AD + AR at DR 0)
+    play(s, d, A("FACE", 3))
+    assert "it retreats through B" in log_text(s) and "Disordered [12.1]" in log_text(s)
+    assert "rallies from Disorder [12.5.1]" not in log_text(s)
+    assert pos_of(s, "R01")["status"] == "disordered"

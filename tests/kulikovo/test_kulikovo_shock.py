@@ -428,3 +428,44 @@ def test_12_2_a_retired_defender_retreats_on_a_dr_result_and_the_attacker_advanc
         assert pos_of(s, "R22")["hex"] == "3011" and pos_of(s, "R22")["status"] == "retired"
     assert "R 3212 advances to 3112 [10.3]" in log_text(s)
     assert pos_of(s, "M03")["hex"] == "3112"
+
+
+def _shocked_front_and_rear(rear: bool, dice):
+    """A Mongol H at 4010 facing 0 shocked by a Russian R in its front hex and, with ``rear``, by another in its
+    rear hex; returns the game at the H's defence decision (or past it)."""
+    front = nb("4010", 0)
+    units = [{"id": "M38", "hex": "4010", "facing": 0}, {"id": "R02", "hex": front, "facing": 3}]
+    if rear:
+        units.append({"id": "R03", "hex": nb("4010", 3), "facing": 0})
+    s, d = new(units, [leader("Obelenski", front)], to_move={"player": "russian", "activate": "Lookout"}, dice=dice)
+    play(s, d, A("OPT", "PASS"), A("UNIT", "R02"), A("OPT", "SHOCK_ALL"))
+    if rear:
+        play(s, d, A("UNIT", "R03"), A("OPT", "SHOCK_ALL"))
+    play(s, d, A("OPT", "PASS"), A("HEX", "4010"))
+    return s, d
+
+
+def test_11_3_attacked_front_and_rear_may_counter_charge_without_turning():
+    """11.3: an H/M attacked through its front and its rear at once may still counter-charge the frontal
+    attacker, with its present facing (the rear attack forbids only the turn; C51)."""
+    eng = engine()
+    s, _ = _shocked_front_and_rear(False, [9] * 5)
+    assert {A("FACE", 0), A("FACE", 5)} <= set(eng.legal_actions(s))   # alone in front: it may turn to charge
+    s, d = _shocked_front_and_rear(True, [0] + [9] * 5)
+    assert decision(s).startswith("defend") and player(s) == 1
+    faces = {a - eng.AL.FACE for a in eng.legal_actions(s) if eng.AL.FACE <= a < eng.AL.FACE + 6}
+    assert faces == {0}
+    play(s, d, A("FACE", 0))
+    text = log_text(s)
+    assert "Counter-charge by H 4010: DR 0 -2 = -2 -> succeeds" in text
+    assert pos_of(s, "M38")["facing"] == 0
+
+
+def test_11_3_attacked_from_the_rear_only_may_not_counter_charge():
+    rear = nb("4010", 3)
+    s, d = new([{"id": "M38", "hex": "4010", "facing": 0}, {"id": "R03", "hex": rear, "facing": 0}],
+               [leader("Obelenski", rear)], to_move={"player": "russian", "activate": "Lookout"}, dice=[9] * 5)
+    play(s, d, A("OPT", "PASS"), A("UNIT", "R03"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS"), A("HEX", "4010"))
+    eng = engine()
+    assert decision(s).startswith("defend")   # it may retreat before the foot's shock (10.1), not counter-charge
+    assert not [a for a in eng.legal_actions(s) if eng.AL.FACE <= a < eng.AL.FACE + 6]

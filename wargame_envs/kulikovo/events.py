@@ -10,6 +10,7 @@ name) and then the line's own event, which takes the parts emitted since the pre
 
 from __future__ import annotations
 
+from .actions import FACING_NAMES
 from .data import TYPES, result_str
 
 EVENTS = (
@@ -68,6 +69,7 @@ EVENTS = (
     ("continued_attack_advance", "12.4"),
     ("advance", "10.3"),
     ("rbs_advance", "10.1"),
+    ("turns_to_fire", "6.0, 9.2"),
 )
 (EV_PART, EV_MOD, EV_TRUNCATED, EV_NO_RETREAT, EV_LEADER_CAPTURED, EV_STD_CAPTURED, EV_RETIRED_LOST,
  EV_RETIRE_NO_STD, EV_LEADER_SURROUNDED, EV_HEROIC_ROLLS, EV_HEROIC_LOSER, EV_HEROIC_TIE, EV_HEROIC_FIRST,
@@ -77,7 +79,7 @@ EVENTS = (
  EV_LEADER_KILLED, EV_REPL_KILLED, EV_REPL_PLACED, EV_AMBUSH_SEEN, EV_AMBUSH_PLACED, EV_CC_ROLL, EV_FIRE,
  EV_CC_WAITS, EV_CHARGER_DIS, EV_CC_LAPSES, EV_RETREATS, EV_RETREATS_THROUGH, EV_WILL_SHOCK, EV_CHARGES,
  EV_RBS_ROLL, EV_RBS, EV_CC_NEGATES, EV_CC_ATTACKER, EV_RELUCTANCE, EV_SHOCK, EV_CA_ADVANCE, EV_ADVANCE,
- EV_RBS_ADVANCE) = range(len(EVENTS))
+ EV_RBS_ADVANCE, EV_TURNS_TO_FIRE) = range(len(EVENTS))
 
 # EV_MOD names (fire and shock die roll modifiers); "range" and "charging" take an argument
 (MOD_RANGE, MOD_HORSE_FLANK, MOD_WOODS, MOD_FIRER_DIS, MOD_STRENGTH, MOD_COMBINATION, MOD_FLANK, MOD_REAR,
@@ -163,6 +165,8 @@ def format_event(eng, code: int, a: int, b: int, c: int, d: int, parts=()) -> st
                 f"{'seized' if ok else 'fails: the phasing player activates freely'} [4.3]")
     if code == EV_ACTIVATES:
         return f"{P[a]} activates {cname(b)}{' (free)' if c else ''}"
+    if code == EV_TURNS_TO_FIRE:
+        return f"{_unit(eng, a, b)} turns to face {FACING_NAMES[c]} to fire [6.0, 9.2]"
     if code == EV_DIS_RALLY:
         return f"{_unit(eng, a, b)} did nothing and rallies from Disorder [12.5.1]"
     if code == EV_FLIGHT_CHECK:

@@ -41,9 +41,13 @@ F_RBS_DONE = 1048576   # no more attacks this activation (advanced after a retre
 F_LC_FIRE_CC = 2097152  # deferred counter-charge against this light cavalry (9.1)
 F_CC_WAIT = 4194304    # counter-charge waits for the pending attack on its target (11.3)
 F_DORMANT = 8388608    # Ambush Regiment unit placed by a Mongol line of sight, not yet activated (15.2; kept)
+F_DIS_AT_START = 16777216  # Disordered when its command's activation began (12.5.1: only it may rally)
+F_FIRE_TURN_CW = 33554432   # in an enemy ZOC, turned one vertex clockwise (+1) to fire (6.0, 9.2)
+F_FIRE_TURN_CCW = 67108864  # in an enemy ZOC, turned one vertex counter-clockwise (-1) to fire (6.0, 9.2)
 ACTIVATION_FLAGS = F_ACTED | F_MOVED | F_FIRED | F_DONE | F_INCMD | F_START_ZOC | F_LEFT_HEX | F_STOPPED | \
     F_CHARGING | F_DECLARED | F_XBOW_REACTED | F_RESOLVED | F_ADV | F_CA | F_DIS_IN_ATTACK | F_CC_OK | \
-    F_RETURNING | F_CC_NEGATE | F_CA_MODE | F_RBS_DONE | F_LC_FIRE_CC | F_CC_WAIT
+    F_RETURNING | F_CC_NEGATE | F_CA_MODE | F_RBS_DONE | F_LC_FIRE_CC | F_CC_WAIT | F_DIS_AT_START | \
+    F_FIRE_TURN_CW | F_FIRE_TURN_CCW
 
 # leader states
 L_ACTIVE, L_PENDING, L_REPL, L_REPL_DEAD, L_GONE, L_HIDDEN = 0, 1, 2, 3, 4, 5

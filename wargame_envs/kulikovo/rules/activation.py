@@ -19,7 +19,7 @@ from ..events import (
 from ..state import (
     A_ACT_START, A_ACTIVATE, A_END_ACT, A_FLIGHT, ACTIVATION_FLAGS, D_CONTINUITY, D_FREE, D_LEADER_MOVE,
     D_MF_SELECT, D_PLACE_REPL, D_RESOLVE_PICK, D_SEIZE, D_SHOCK_SELECT, D_STD_MOVE, D_UNIT_ACT, DISORDERED,
-    F_ACTED, F_DONE, F_DORMANT, F_RETURNED, F_START_ZOC, G_ACTIVE, G_AMBUSH_PLACED, G_CMD, G_FIRST, G_FREE, G_HEROIC_M,
+    F_ACTED, F_DIS_AT_START, F_DONE, F_DORMANT, F_RETURNED, F_START_ZOC, G_ACTIVE, G_AMBUSH_PLACED, G_CMD, G_FIRST, G_FREE, G_HEROIC_M,
     G_HEROIC_R, G_LAST_CMD, G_OVER, G_WINNER, L_PENDING, LF_MOVED, LF_OC, NORMAL, RETIRED,
 )
 from .board import count_activation, eliminate, flight_points, unit_ma
@@ -251,16 +251,19 @@ def auto_act_start(c, T, t):
         c.u_mp[u] = unit_ma(c, T, u)
         if c.zc[p, h] > 0:
             c.u_flags[u] |= F_START_ZOC
+        if c.u_status[u] == DISORDERED:
+            c.u_flags[u] |= F_DIS_AT_START
 
 
 @kernel
 def auto_end_act(c, T, t):
-    """12.5.1: a Disordered unit of the command that did nothing, not next to an enemy, rallies."""
+    """12.5.1: a Disordered unit of the command that spent the whole activation Disordered doing nothing, not
+    next to an enemy, rallies (one Disordered during it, e.g. by a friendly retreat through it (12.1), does not)."""
     p, cmd, free = t[1], t[2], t[3]
     for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
         h = c.u_hex[u]
-        if h >= 0 and c.u_status[u] == DISORDERED and not c.u_flags[u] & F_ACTED \
-                and not adjacent_enemy(c, T, p, h):
+        if h >= 0 and c.u_status[u] == DISORDERED and c.u_flags[u] & F_DIS_AT_START \
+                and not c.u_flags[u] & F_ACTED and not adjacent_enemy(c, T, p, h):
             c.u_status[u] = NORMAL
             log(c, EV_DIS_RALLY, u, h)
     push(c, D_CONTINUITY, p)

@@ -13,12 +13,13 @@ from ..actions import OPT_NO, OPT_YES
 from ..data import DD, DR, EL, RT, H, L, M, RIVER, STEEP
 from ..events import (
     EV_CC_LAPSES, EV_CC_ROLL, EV_CC_WAITS, EV_CHARGER_DIS, EV_FIRE, EV_MOD, EV_PART, EV_RETREATS,
-    EV_RETREATS_THROUGH, MOD_FIRER_DIS, MOD_HORSE_FLANK, MOD_RANGE, MOD_WOODS,
+    EV_RETREATS_THROUGH, EV_TURNS_TO_FIRE, MOD_FIRER_DIS, MOD_HORSE_FLANK, MOD_RANGE, MOD_WOODS,
 )
 from ..geometry import FLANK, FRONT, REAR
 from ..state import (
     A_CC_CHARGE, A_FIRE, A_RESOLVE, D_CC_FIRE, D_FACE, D_RETREAT, D_RETURN, D_UNIT_ACT, DISORDERED, F_ACTED,
-    F_CC_OK, F_CC_WAIT, F_CHARGING, F_DECLARED, F_DONE, F_DORMANT, F_FIRED, F_RETURNED, F_RETURNING, F_STOPPED,
+    F_CC_OK, F_CC_WAIT, F_CHARGING, F_DECLARED, F_DONE, F_DORMANT, F_FIRE_TURN_CCW, F_FIRE_TURN_CW, F_FIRED,
+    F_LEFT_HEX, F_RETURNED, F_RETURNING, F_STOPPED,
     F_XBOW_REACTED, G_ACTIVE, G_SP, NORMAL, RETIRED,
 )
 from .board import disorder, eliminate, enter, retire, targeted
@@ -78,11 +79,46 @@ def fire_range_of(T, x, k, t):
 def can_fire_at(c, T, f, tgt_hex, arcs):
     """Range (1-2) if missile unit ``f`` may fire at ``tgt_hex`` through the hexside categories in the
     bit set ``arcs`` of its own facing, with LOS (9.4); 0 otherwise."""
+    return can_fire_facing(c, T, f, tgt_hex, arcs, c.u_face[f])
+
+
+@kernel
+def facing_options(c, T, u):
+    """6.0: free facing, except a unit in an enemy ZOC that stays in its hex turns one vertex in all (counted
+    from its facing before it turned to fire, C52). A bit per facing. Reads the ZOC against ``u``'s side
+    (filled by the caller)."""
+    f = c.u_face[u]
+    if not c.u_flags[u] & F_LEFT_HEX and c.zc[T.uplayer[u], c.u_hex[u]] > 0:
+        if c.u_flags[u] & F_FIRE_TURN_CW:
+            f = (f + 5) % 6
+        elif c.u_flags[u] & F_FIRE_TURN_CCW:
+            f = (f + 1) % 6
+        return (1 << ((f + 5) % 6)) | (1 << f) | (1 << ((f + 1) % 6))
+    return 63
+
+
+@kernel
+def fire_facing(c, T, f, tgt_hex):
+    """The facing an activated missile unit ``f`` fires at ``tgt_hex`` from: its own if the target lies in its
+    frontal or flank hexsides, else the nearest (clockwise first) it may turn to (6.0: free facing when
+    activated, one vertex in an enemy ZOC) that brings it there, as turning is not movement for "fire or
+    Movement" (C52); -1 if none. Reads the ZOC against ``f``'s side (filled by the caller)."""
+    faces = facing_options(c, T, f)
+    face = c.u_face[f]
+    for k in range(6):
+        g = (face + (k + 1) // 2 * (1 if k % 2 else -1)) % 6   # 0, +1, -1, +2, -2, +3
+        if faces >> g & 1 and can_fire_facing(c, T, f, tgt_hex, FRONT_FLANK, g):
+            return g
+    return -1
+
+
+@kernel
+def can_fire_facing(c, T, f, tgt_hex, arcs, face):
+    """:func:`can_fire_at` with missile unit ``f`` facing ``face``."""
     x = c.u_hex[f]
     k = near_index(T, x, tgt_hex)
     if k < 0:
         return 0
-    face = c.u_face[f]
     ok = False
     for i in range(T.near_nd[x, k]):
         if arcs >> cat(face, T.near_dirs[x, k, i]) & 1:
@@ -107,8 +143,8 @@ def can_fire_at(c, T, f, tgt_hex, arcs):
 
 @kernel
 def fire_targets(c, T, u, mask):
-    """Phasing fire (9.2): once per activation, through frontal and flank hexsides; light cavalry in an
-    enemy ZOC pay 1 MP (9.1). Marks the target hexes in ``mask``; reads the ZOC against ``u``'s side
+    """Phasing fire (9.2): once per activation, through frontal and flank hexsides, turning first where it
+    may (C52); light cavalry in an enemy ZOC pay 1 MP (9.1). Marks the target hexes in ``mask``; reads the ZOC against ``u``'s side
     (filled by the caller). Returns how many."""
     st = c.u_status[u]
     if not T.umissile[u] or c.u_flags[u] & (F_FIRED | F_DONE) or (st != NORMAL and st != DISORDERED):
@@ -121,10 +157,23 @@ def fire_targets(c, T, u, mask):
     for k in range(T.near_n[x]):
         t = T.near_t[x, k]
         v = c.hex_unit[t]
-        if v >= 0 and T.uplayer[v] != p and can_fire_at(c, T, u, t, FRONT_FLANK):
+        if v >= 0 and T.uplayer[v] != p and fire_facing(c, T, u, t) >= 0:
             mask[t] = True
             n += 1
     return n
+
+
+@kernel
+def turn_to_fire(c, T, f, x, face):
+    """6.0: the activated missile unit ``f`` in hex ``x`` turns to ``face`` to fire (C52); in an enemy ZOC,
+    where it turns one vertex in all, the turn is remembered (:func:`facing_options`)."""
+    old = c.u_face[f]
+    if face == old:
+        return
+    if not c.u_flags[f] & F_LEFT_HEX and c.zc[T.uplayer[f], x] > 0:
+        c.u_flags[f] |= F_FIRE_TURN_CW if face == (old + 1) % 6 else F_FIRE_TURN_CCW
+    c.u_face[f] = face
+    log(c, EV_TURNS_TO_FIRE, f, x, face)
 
 
 @kernel
@@ -132,10 +181,12 @@ def start_fire(c, T, f, target, reaction):
     p = T.uplayer[f]
     q = 1 - p
     x = c.u_hex[f]
+    if not reaction:
+        zoc_fill(c, T, p)
+        turn_to_fire(c, T, f, x, fire_facing(c, T, f, c.u_hex[target]))
     c.u_flags[f] |= F_FIRED | F_ACTED
     if not reaction:
         if T.utype[f] == L:
-            zoc_fill(c, T, p)
             if c.zc[p, x] > 0:
                 c.u_mp[f] -= 1
         else:

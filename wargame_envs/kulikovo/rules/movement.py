@@ -15,7 +15,7 @@ from ..state import (
     F_XBOW_REACTED, NORMAL, RETIRED,
 )
 from .board import enter
-from .fire import fire_targets, start_fire
+from .fire import facing_options, fire_targets, start_fire
 from .kstate import pop, push
 from .zoc import adjacent, adjacent_enemy, zoc_fill
 
@@ -102,16 +102,6 @@ def step_options(c, T, u, d0, d1, out_y, out_cost):
         out_cost[d] = cost
         n += 1
     return n
-
-
-@kernel
-def facing_options(c, T, u):
-    """6.0: free facing, except a unit in an enemy ZOC that stays in its hex turns one vertex. A bit per
-    facing. Reads the ZOC against ``u``'s side (filled by the caller)."""
-    f = c.u_face[u]
-    if not c.u_flags[u] & F_LEFT_HEX and c.zc[T.uplayer[u], c.u_hex[u]] > 0:
-        return (1 << ((f + 5) % 6)) | (1 << f) | (1 << ((f + 1) % 6))
-    return 63
 
 
 @kernel

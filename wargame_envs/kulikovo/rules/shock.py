@@ -322,16 +322,24 @@ def rbs_hexes(c, T, d, att, na, mask):
 @kernel
 def cc_shock_facings(c, T, d, att, na):
     """11.3: H/M attacked through front or flank may counter-charge (changing facing once): a bit per
-    facing."""
+    facing. Attacked from the rear as well, it may not turn (11.3): it counter-charges with its present facing
+    when an attacker stands in its front, else not at all (C51)."""
     if na == 0 or not cc_eligible(c, T, d, att, na):
         return 0
     x = c.u_hex[d]
     face = c.u_face[d]
+    rear, front_or_flank = False, False
     for i in range(na):
         if cat(face, dir_to(T, x, c.u_hex[att[i]])) == REAR:
-            return 0
+            rear = True
+        else:
+            front_or_flank = True
+    if not front_or_flank:
+        return 0
     out = 0
     for f in range(6):
+        if rear and f != face:
+            continue
         for i in range(na):
             h = c.u_hex[att[i]]
             if T.nbr[x, f] == h or T.nbr[x, (f + 1) % 6] == h:
