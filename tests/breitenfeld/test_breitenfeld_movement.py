@@ -150,6 +150,20 @@ def test_10_33_out_of_command_halves_movement_10_44_chain():
     assert max(E.grid.distance(E.grid.index["0515"], E.grid.index[h]) for h in got) == 3   # 5 halved, up
 
 
+def test_10_44_a_disrupted_unit_in_the_radius_links_the_chain():
+    """10.31, 10.36, 10.44: a disrupted unit within the radius is In Command (not affected by it), so an undisrupted
+    unit of its corps next to it is In Command through it (C18); a disrupted unit is never marked."""
+    for disrupted in (True, False):
+        s, d = start({"SC1": {"hex": "0511", "disrupted": disrupted}, "SC2": "0512", "SC3": "0515", "IC1": "2020"},
+                     leaders={"teuffel": "0510"}, phase="movement", active="allied_center", turn=6, cup=[])
+        units = E.to_position(s)["units"]
+        assert "out_of_command" not in units["SC2"]["flags"]
+        assert "out_of_command" in units["SC3"]["flags"]
+    s, d = start({"SC1": {"hex": "0515", "disrupted": True}, "IC1": "2020"}, leaders={"teuffel": "0510"},
+                 phase="movement", active="allied_center", turn=6, cup=[])
+    assert "out_of_command" not in E.to_position(s)["units"]["SC1"]["flags"]
+
+
 def test_10_4_command_radius_example_leadership_two_reaches_two_hexes():
     s, d = start({"SL1": "1012", "SL2": "0515"}, leaders={"horn": "1010"}, phase="movement",
                  active="allied_left", turn=5)

@@ -194,3 +194,15 @@ def test_new_game_starts_with_the_allied_artillery_phase_and_is_deterministic():
     assert decision(s1) == "artillery" and E.current_player(s1) == ALLIED and s1 == s2
     with pytest.raises(Exception):
         E.new_state({"position": {"units": {"NOPE": "0101"}}}, ScriptedDice([]))
+
+
+def test_12_3_a_hit_without_effect_on_a_disrupted_unit_releases_no_one():
+    """12.3: the Imperialists may move once a unit is disrupted; an artillery hit on a unit already disrupted
+    has no effect (5.35) and disrupts no one, so it releases nothing (a position made by hand: in play a
+    disrupted unit means they are released already)."""
+    units = {"SC1": "1110", "IC1": {"hex": "1410", "disrupted": True}}
+    s, d = start(units, artillery={"SA1": "1110"}, phase="artillery", turn=1, rolls=[1] * 20, cup=[])
+    assert E.to_position(s)["globals"]["imperial_may_move"] == 0
+    play(s, d, hexa("1410"))
+    assert any("die 1 -> already disrupted, no effect [5.35]" in e for e in s.log)
+    assert E.to_position(s)["globals"]["imperial_may_move"] == 0

@@ -39,11 +39,12 @@ def disrupt(buf, T, u, reason, can_eliminate, ev, evn):
     u_hex, u_dis, _, _, _, _, _, _, _, _, g = fields(buf, T)
     if u_hex[u] < 0:
         return DISRUPT_NONE
-    g[G_MAY1] = 1                        # 12.3: the Imperialists may move as soon as any unit is disrupted
     if u_dis[u] == 0:
         u_dis[u] = 1
+        g[G_MAY1] = 1                    # 12.3: the Imperialists may move as soon as any unit is disrupted
         return DISRUPT_DISRUPTED
     if can_eliminate:
+        g[G_MAY1] = 1                    # (a hit on a disrupted unit without effect, 5.35, releases no one)
         eliminate(buf, T, u, WHY_AGAIN + reason, True, ev, evn)
         return DISRUPT_ELIMINATED
     return DISRUPT_NONE

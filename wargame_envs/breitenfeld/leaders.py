@@ -54,7 +54,9 @@ def check_leaders(buf, T, ev, evn, work):
 def mark_command(buf, T, corps, turn):
     """10.31-10.44: mark the units of ``corps`` Out of Command (``F_OOC``) or clear the mark; all are in
     command in the first turns (12.6). In command: within a leader's value of one of the corps' leaders
-    (10.4, 10.41, 10.42), or linked to such a unit by a chain of adjacent units of the corps (10.44)."""
+    (10.4, 10.41, 10.42), or linked to such a unit by a chain of adjacent units of the corps (10.44). A disrupted
+    unit is not affected by command (10.36), never marked, but it is In Command where 10.31 and 10.44 say so, and
+    links the chain (C18)."""
     u_hex, u_dis, u_flags, _, l_hex, _, _, _, _, _, _ = fields(buf, T)
     n = T.corps_n_units[corps]
     inc = np.zeros(T.nu, np.bool_)
@@ -64,7 +66,7 @@ def mark_command(buf, T, corps, turn):
     at = np.full(T.nh, -1, np.int64)
     for k in range(n):
         u = T.corps_units[corps, k]
-        if u_hex[u] >= 0 and u_dis[u] == 0:
+        if u_hex[u] >= 0:
             member[u] = True
             at[u_hex[u]] = u
     if turn <= T.all_in_command_turns:
@@ -93,7 +95,7 @@ def mark_command(buf, T, corps, turn):
                     top += 1
     for k in range(n):
         u = T.corps_units[corps, k]
-        if member[u] and not inc[u]:
+        if member[u] and not inc[u] and u_dis[u] == 0:
             u_flags[u] |= F_OOC
         else:
             u_flags[u] &= ~F_OOC
