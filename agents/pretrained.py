@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.hint import HINTS, has_prior, input_size, make_observer
 from agents.mlp import ACTIVATIONS, MlpActor
+from wargame_envs.core.files import atomic_write
 from wargame_envs.core.errors import WargameError
 
 FORMAT = "wargame-envs-pretrained/1"
@@ -63,8 +64,8 @@ def write(actor: MlpActor, meta: dict[str, Any], directory: str | Path) -> tuple
     data = buf.getvalue()
     full = {"format": FORMAT, **meta, "activation": actor.activation,
             "layers": [list(w.shape) for w, _ in actor.layers], "sha256": hashlib.sha256(data).hexdigest()}
-    npz_path.write_bytes(data)
-    json_path.write_text(json.dumps(full, indent=1) + "\n", encoding="utf-8")
+    atomic_write(npz_path, data)   # each file whole or not at all; the sidecar, which names the hash, last
+    atomic_write(json_path, (json.dumps(full, indent=1) + "\n").encode("utf-8"))
     return npz_path, json_path
 
 

@@ -118,6 +118,22 @@ def test_play_writes_final_png(race_battle, tmp_path, capsys):
     assert "not saved" not in capsys.readouterr().out
 
 
+def test_play_never_replaces_a_record_or_image_unasked(race_battle, tmp_path, capsys):
+    record = tmp_path / "precious.json"
+    record.write_text('{"precious": true}')
+    assert cli.main(["play", "race", "--seed", "3", "--record", str(record)]) == 2
+    assert "already exists; pass --overwrite" in capsys.readouterr().err
+    assert record.read_text() == '{"precious": true}'
+    assert cli.main(["play", "race", "--seed", "3", "--record", str(record), "--overwrite"]) == 0
+    assert GameRecord.load(record).seed == 3
+    png = tmp_path / "race_v0_final.png"
+    png.write_bytes(b"keep")
+    assert cli.main(["play", "race", "--render", "rgb_array", "--out", str(tmp_path)]) == 2
+    assert "already holds race_v0_final.png" in capsys.readouterr().err and png.read_bytes() == b"keep"
+    assert cli.main(["play", "race", "--render", "rgb_array", "--out", str(tmp_path), "--overwrite"]) == 0
+    assert png.read_bytes() != b"keep"
+
+
 def test_same_seed_same_game(race_battle, tmp_path):
     for name in ("a.json", "b.json"):
         assert cli.main(["play", "race", "--seed", "11", "--record", str(tmp_path / name)]) == 0
@@ -599,3 +615,34 @@ def test_evaluate_refuses_to_replace_a_report_unless_overwrite(race_battle, tmp_
                                             "report.md, plot.png); pass --overwrite to replace it")
     assert report.read_text() == "kept"
     assert cli.main([*argv, "--overwrite"]) == 0 and report.read_text().startswith("# Tournament")
+
+
+def test_a_run_that_cannot_resume_changes_nothing(tmp_path, capsys):
+    """audit 8, finding 1: --resume of another battle's checkpoint, or --device cuda without a GPU, is refused
+    before the run's evaluation (or anything else) is removed; each battle's run has its own default folder."""
+    pytest.importorskip("torch")
+    import torch
+
+    from training import checkpoints as C
+    from wargame_envs.registry import make_engine
+
+    engine = make_engine("berestechko")
+    meta = {"battle": "berestechko", "env": engine.name, "obs_size": engine.obs_layout.size,
+            "obs_layout": engine.obs_layout.digest(), "num_actions": engine.num_actions,
+            "net_arch": {"pi": [16], "vf": [16]}, "activation": "tanh", "timesteps": 64, "n_updates": 1,
+            "train_seconds": 1.0, "args": {}, "pool": []}
+    out = tmp_path / "run"
+    C.save_checkpoint(out / "checkpoints" / "latest.zip", meta, C.build_policy(meta).state_dict())
+    (out / "evaluation").mkdir()
+    (out / "evaluation" / "report.md").write_text("report")
+    assert cli.main(["train", "kulikovo", "--resume", "--out", str(out), "--minutes", "0.1"]) == 2
+    one_error_line(capsys.readouterr().err, "trained on berestechko_v0, not kulikovo_v0")
+    assert (out / "evaluation" / "report.md").read_text() == "report"
+    if not torch.cuda.is_available():
+        assert cli.main(["train", "berestechko", "--resume", "--out", str(out), "--device", "cuda"]) == 2
+        one_error_line(capsys.readouterr().err, "--device cuda, but torch sees no CUDA device")
+        assert (out / "evaluation" / "report.md").exists()
+    assert T.check_args(T.TrainArgs(battle="kulikovo")).out == "runs/kulikovo"
+    assert T.check_args(T.TrainArgs(battle="breitenfeld_v0", out="x")).out == "x"
+    assert T.checkpoint_interval(T.TrainArgs(checkpoint_minutes=0)) == float("inf")
+    assert T.checkpoint_interval(T.TrainArgs(checkpoint_minutes=0.5)) == 30

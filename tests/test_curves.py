@@ -87,3 +87,20 @@ def test_the_pools_snapshots_make_one_line_per_side():
                              "vs its snapshots (mean), both sides", "vs scripted as imperial"]
     np.testing.assert_allclose(lines["vs its snapshots (mean) as imperial"], [0.3, 0.6, nan])
     np.testing.assert_allclose(lines["vs its snapshots (mean) as allied"], [nan, 0.9, 0.7])
+
+
+def test_a_resumed_runs_log_goes_on_from_the_old_one(tmp_path):
+    """stable-baselines3 opens progress.csv afresh: a resume sets the log so far aside (progress.1.csv, ...) and the
+    curves read every part in order, the union of their columns."""
+    run = _run(tmp_path, "time/total_timesteps,train/kl_coef", ["100,0.05", "200,0.04"])
+    tb = run / "tb"
+    assert curves.set_log_aside(tb) == tb / "progress.1.csv" and not (tb / "progress.csv").exists()
+    (tb / "progress.csv").write_text("time/total_timesteps,time/learner_steps_per_second\n300,5000\n")
+    assert curves.set_log_aside(tb) == tb / "progress.2.csv"
+    (tb / "progress.csv").write_text("time/total_timesteps,train/kl_coef\n400,0.01\n")
+    data = curves.read_progress(run)
+    np.testing.assert_array_equal(data["time/total_timesteps"], [100, 200, 300, 400])
+    np.testing.assert_array_equal(data["train/kl_coef"][[0, 1, 3]], [0.05, 0.04, 0.01])
+    assert np.isnan(data["train/kl_coef"][2]) and data["time/learner_steps_per_second"][2] == 5000
+    (tb / "empty").mkdir()
+    assert curves.set_log_aside(tb / "empty") is None

@@ -181,3 +181,53 @@ def test_export_from_a_training_checkpoint(tmp_path):
     obs = E.observe(E.new_state(None, Dice(0)), 0)
     np.testing.assert_allclose(agent.actor.logits(obs), MlpActor.from_state_dict(policy.state_dict()).logits(obs),
                                atol=0.05)
+
+
+def _tiny_checkpoint(tmp_path):
+    from training import checkpoints as C
+
+    meta = {"battle": "berestechko", "env": E.name, "obs_size": N_OBS, "obs_layout": E.obs_layout.digest(),
+            "num_actions": N_ACT, "net_arch": {"pi": [16], "vf": [16]}, "activation": "tanh", "timesteps": 64,
+            "n_updates": 1, "train_seconds": 1.0, "args": {}, "pool": []}
+    return C.save_checkpoint(tmp_path / "ckpt" / "latest.zip", meta, C.build_policy(meta).state_dict())
+
+
+def test_export_never_replaces_a_policy_unasked(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from training.export import main
+
+    ckpt = _tiny_checkpoint(tmp_path)
+    out = tmp_path / "shipped"
+    assert main([str(ckpt), "--out", str(out)]) == 0
+    before = (out / "berestechko.npz").read_bytes()
+    assert main([str(ckpt), "--out", str(out), "--note", "again"]) == 2
+    assert "already exist(s); pass --overwrite" in capsys.readouterr().err
+    assert (out / "berestechko.npz").read_bytes() == before
+    assert main([str(ckpt), "--out", str(out), "--note", "again", "--overwrite"]) == 0
+    assert json.loads((out / "berestechko.json").read_text())["note"] == "again"
+
+
+def test_export_reads_a_tournament_result_and_refuses_an_evaluation_it_cannot_read(tmp_path, capsys):
+    pytest.importorskip("torch")
+    from training.export import main
+
+    ckpt = _tiny_checkpoint(tmp_path)
+    sides = list(E.agents)
+    games = [{"row": 0, "col": 1, "winner": 0}, {"row": 0, "col": 1, "winner": 1}, {"row": 1, "col": 0, "winner": 1},
+             {"row": 2, "col": 1, "winner": 0}]   # the last: two opponents, not the exported policy
+    result = tmp_path / "result.json"
+    result.write_text(json.dumps({"agents": ["ckpt:x", "random", "scripted"], "side_names": sides, "games": games,
+                                  "about": {}}))
+    assert main([str(ckpt), "--out", str(tmp_path / "a"), "--eval", str(result)]) == 0
+    ev = json.loads((tmp_path / "a" / "berestechko.json").read_text())["evaluation"]
+    assert ev == {"random": {sides[0]: {"wins": 1, "games": 2, "win_rate": 0.5, "wilson95": ev["random"][sides[0]]
+                                        ["wilson95"]},
+                             sides[1]: {"wins": 1, "games": 1, "win_rate": 1.0, "wilson95": ev["random"][sides[1]]
+                                        ["wilson95"]}}}
+    for content, fragment in (({"about": {}}, "no opponent's wins and games"), ([1, 2], "expected a JSON object"),
+                              ({"random": {sides[0]: {"wins": 3}}}, "needs integer 'wins' and 'games'")):
+        bad = tmp_path / "bad.json"
+        bad.write_text(json.dumps(content))
+        assert main([str(ckpt), "--out", str(tmp_path / "b"), "--eval", str(bad)]) == 2
+        assert fragment in capsys.readouterr().err
+        assert not (tmp_path / "b" / "berestechko.npz").exists()

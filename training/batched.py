@@ -645,15 +645,18 @@ def train_batched(args):
     import torch
     from stable_baselines3.common.logger import configure
 
+    from training.curves import set_log_aside
+
     from agents.hint import has_prior
     from agents.mlp import MlpActor
     from training.checkpoints import load_checkpoint, save_checkpoint
-    from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate,
-                                imitation_warm_start, make_pool, prepare_out, resolve_device, resume_settings)
+    from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_interval, checkpoint_path,
+                                evaluate, imitation_warm_start, make_pool, prepare_out, resolve_device,
+                                resume_settings)
 
     args = check_args(args)
+    args = resume_settings(args)   # before prepare_out: a run that cannot resume changes nothing
     out = prepare_out(args)
-    args = resume_settings(args)
     keep_freed_memory()
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
@@ -686,6 +689,7 @@ def train_batched(args):
         bc = imitation_warm_start(shim, args)
         print(f"imitation warm start: {bc['decisions']:.0f} scripted decisions, actor accuracy "
               f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
+    set_log_aside(out / "tb")   # a resumed run's log goes on from the old one (training.curves reads both)
     logger = configure(str(out / "tb"), ["tensorboard", "csv"])
     net, games = network_and_games(args, policy, pool, engine, device, seed=args.seed + shim.num_timesteps)
     kl_on = bool(args.hint) or "scripted" in pool.entries
@@ -693,7 +697,7 @@ def train_batched(args):
     cap = args.total_timesteps if args.total_timesteps is not None else 10**15
     start_steps, t_learn, busy = shim.num_timesteps, time.time(), 0.0
     next_snapshot = (shim.num_timesteps // args.snapshot_every + 1) * args.snapshot_every
-    next_ckpt = time.time() + args.checkpoint_minutes * 60
+    next_ckpt = time.time() + checkpoint_interval(args)
 
     def save_now() -> Path:
         meta = checkpoint_meta(args, engine, shim, pool, prior_seconds + time.time() - t0)
@@ -722,7 +726,7 @@ def train_batched(args):
                 next_snapshot += args.snapshot_every
             if time.time() >= next_ckpt:
                 save_now()
-                next_ckpt = time.time() + args.checkpoint_minutes * 60
+                next_ckpt = time.time() + checkpoint_interval(args)
             if bar is not None:
                 bar.update(shim.num_timesteps, time.time())
     except KeyboardInterrupt:

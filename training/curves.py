@@ -38,18 +38,40 @@ class CurvesError(ValueError):
 
 
 def read_progress(run_dir: str | Path) -> dict[str, np.ndarray]:
-    """Every column of ``run_dir/tb/progress.csv`` as a float array (NaN where a row left it empty)."""
-    path = Path(run_dir).expanduser() / "tb" / "progress.csv"
-    try:
-        with path.open(newline="", encoding="utf-8") as f:
-            rows = list(csv.DictReader(f))
-    except FileNotFoundError:
-        raise CurvesError(f"no training log at {path}: is {run_dir} the --out of a `wargames train` run?") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise CurvesError(f"cannot read the training log {path}: {exc}") from None
+    """Every column of the run's training log as a float array (NaN where a row left it empty): ``tb/progress.csv``
+    after the logs of the runs it resumed, ``tb/progress.1.csv``, ``tb/progress.2.csv``... (``log_parts``)."""
+    tb = Path(run_dir).expanduser() / "tb"
+    path = tb / "progress.csv"
+    rows: list[dict] = []
+    for part in log_parts(tb):
+        try:
+            with part.open(newline="", encoding="utf-8") as f:
+                rows += list(csv.DictReader(f))
+        except FileNotFoundError:
+            raise CurvesError(f"no training log at {path}: is {run_dir} the --out of a `wargames train` run?") from None
+        except (OSError, UnicodeDecodeError, csv.Error) as exc:
+            raise CurvesError(f"cannot read the training log {part}: {exc}") from None
     if not rows:
         raise CurvesError(f"the training log {path} has no row yet (the first one comes after the first update)")
-    return {key: np.array([_number(row.get(key)) for row in rows]) for key in rows[0] if key}
+    columns = list(dict.fromkeys(key for row in rows for key in row if key))
+    return {key: np.array([_number(row.get(key)) for row in rows]) for key in columns}
+
+
+def log_parts(tb: Path) -> list[Path]:
+    """The training log's files in ``tb`` in the order they were written: the logs a ``--resume`` set aside
+    (``progress.1.csv``, ``progress.2.csv``...), then ``progress.csv``."""
+    parts = sorted((int(p.name.split(".")[1]), p) for p in tb.glob("progress.*.csv") if p.name.split(".")[1].isdigit())
+    return [p for _, p in parts] + [tb / "progress.csv"]
+
+
+def set_log_aside(tb: Path) -> Path | None:
+    """Before a resumed run's logger opens ``tb/progress.csv`` (stable-baselines3 opens it afresh), the log so far
+    moves to the next ``progress.N.csv``, which :func:`read_progress` reads first; returns where it went."""
+    path = tb / "progress.csv"
+    if not path.is_file() or path.stat().st_size == 0:
+        return None
+    n = 1 + max((int(p.name.split(".")[1]) for p in log_parts(tb)[:-1]), default=0)
+    return path.rename(tb / f"progress.{n}.csv")
 
 
 def _number(text) -> float:

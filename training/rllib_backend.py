@@ -423,8 +423,8 @@ def train_rllib(args):
     is taken to be ``rllib``). Returns a :class:`training.train.TrainResult`."""
     from training.checkpoints import layout_digest, save_checkpoint
     from training.evaluate import UsageError
-    from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_path, evaluate, hidden_sizes,
-                                prepare_out)
+    from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_interval, checkpoint_path,
+                                evaluate, hidden_sizes, prepare_out)
 
     args = check_args(dataclasses.replace(args, backend="rllib"))
     if args.resume:
@@ -476,7 +476,7 @@ def train_rllib(args):
                 runners.foreach_env_runner(
                     lambda r, a=arrays, t=steps: _add_snapshot_here(pool_id, a, args.activation, t, args.seed + t))
                 last_snapshot = steps
-            if time.time() - last_checkpoint >= args.checkpoint_minutes * 60:
+            if time.time() - last_checkpoint >= checkpoint_interval(args):
                 export()
                 last_checkpoint = time.time()
             if args.progress and time.time() - last_print >= 10:

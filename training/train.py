@@ -121,8 +121,9 @@ class TrainArgs:
     """decisions of both sides after which a game is truncated (a guard; not a loss)"""
     seed: int = 0
     """seed of the envs, the opponent draws, the policy initialisation and the evaluation"""
-    out: str = "runs/berestechko"
-    """output folder: tb/ (TensorBoard, progress.csv), checkpoints/latest.zip + latest.json, eval.json"""
+    out: str = ""
+    """output folder (default runs/BATTLE, e.g. runs/kulikovo): tb/ (TensorBoard, progress.csv),
+    checkpoints/latest.zip + latest.json, eval.json"""
     device: str = "auto"
     """torch device: auto (cuda if available), cpu or cuda"""
     threads: int = 1
@@ -133,7 +134,7 @@ class TrainArgs:
     """replace the run in out: its checkpoints, TensorBoard logs and evaluation are deleted first (without
     --resume or --overwrite, an out that already holds a run is refused)"""
     checkpoint_minutes: float = 2.0
-    """minutes between periodic checkpoints (one is always written at the end)"""
+    """minutes between periodic checkpoints (0: none; one is always written at the end)"""
     imitation_games: int = 100
     """warm start: games of the scripted agent against itself to clone before PPO (Berestechko, 100 games: ~35 s
     on one core, 100% move accuracy with the hint, 72-80% without; 0 = none; fresh runs only; skipped where the battle has no scripted agent). Collection stops
@@ -363,7 +364,13 @@ def check_args(args: TrainArgs) -> TrainArgs:
             raise UsageError("--backend rllib needs Ray RLlib: pip install 'wargame-envs[rllib]'")
     check_baselines(args, battle)
     check_curriculum(args)
-    return dataclasses.replace(args, battle=battle, out=str(Path(args.out).expanduser()))
+    if args.device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise UsageError("--device cuda, but torch sees no CUDA device (use --device auto or cpu)")
+    out = args.out or f"runs/{battle.rsplit('_v', 1)[0]}"
+    return dataclasses.replace(args, battle=battle, out=str(Path(out).expanduser()))
 
 
 def check_curriculum(args: TrainArgs) -> None:
@@ -443,14 +450,19 @@ def prepare_out(args: TrainArgs) -> Path:
 def resume_settings(args: TrainArgs) -> TrainArgs:
     """``args`` for a ``--resume`` of the checkpoint in ``--out``: what shapes the network is the checkpoint's
     (hidden sizes, activation, and the hint, which sets the policy's input), each one that differs from the flags
-    noted on stderr; the settings are checked again with it (``args`` as they are without a checkpoint)."""
-    from training.checkpoints import read_meta
+    noted on stderr; the settings are checked again with it (``args`` as they are without a checkpoint). A
+    checkpoint this run cannot continue (another battle's, corrupt) is a :class:`~training.evaluate.UsageError`,
+    raised before :func:`prepare_out` touches the folder."""
+    from training.checkpoints import load_checkpoint
     from training.evaluate import UsageError
 
     ckpt = checkpoint_path(args)
     if not (args.resume and ckpt.exists()):
         return args
-    meta = read_meta(ckpt)
+    try:
+        meta = load_checkpoint(ckpt, battle=args.battle).meta   # the whole file checked: hash, battle, tensors
+    except ValueError as exc:
+        raise UsageError(f"--resume: {exc}; nothing in {args.out} was changed") from None
     theirs = {"net_arch": ",".join(map(str, meta["net_arch"]["pi"])), "activation": meta["activation"],
               "hint": meta.get("hint", "")}
     mine = {"net_arch": ",".join(map(str, hidden_sizes(args.net_arch))), "activation": args.activation,
@@ -465,6 +477,11 @@ def resume_settings(args: TrainArgs) -> TrainArgs:
     except UsageError as exc:
         raise UsageError(f"--resume {ckpt}: it was trained with {flags}, which this run cannot continue: "
                          f"{exc}") from None
+
+
+def checkpoint_interval(args: TrainArgs) -> float:
+    """Seconds between periodic checkpoints: ``--checkpoint-minutes``, none at 0 (infinite)."""
+    return args.checkpoint_minutes * 60 if args.checkpoint_minutes > 0 else math.inf
 
 
 def checkpoint_about(path: Path) -> dict[str, str]:
@@ -720,7 +737,7 @@ def make_callback(args: TrainArgs, pool, deadline: float, cap: int | None, on_ch
             if self.num_timesteps - self.last_snapshot >= args.snapshot_every:
                 pool.add_snapshot(actor_of(self.model), self.num_timesteps, seed=args.seed + self.num_timesteps)
                 self.last_snapshot = self.num_timesteps
-            if time.time() - self.last_checkpoint >= args.checkpoint_minutes * 60:
+            if time.time() - self.last_checkpoint >= checkpoint_interval(args):
                 on_checkpoint()
                 self.last_checkpoint = time.time()
             if self.bar is not None and time.time() - self.last_bar >= 1.0:
@@ -802,10 +819,12 @@ def train(args: TrainArgs) -> TrainResult:
         from training.evaluate import UsageError
 
         raise UsageError(f"--backend {args.backend} runs from `wargames train` or `python -m training.rllib_backend`")
+    args = resume_settings(args)   # before prepare_out: a run that cannot resume changes nothing
     out = prepare_out(args)
-    args = resume_settings(args)
     import torch
     from stable_baselines3.common.logger import configure
+
+    from training.curves import set_log_aside
 
     torch.set_num_threads(args.threads)
     device = resolve_device(args.device)
@@ -834,6 +853,7 @@ def train(args: TrainArgs) -> TrainResult:
                   f"{bc['accuracy']:.2f}, {time.time() - t:.0f} s", file=sys.stderr)
         else:
             print("note: no scripted agent: imitation warm start skipped", file=sys.stderr)
+    set_log_aside(out / "tb")   # a resumed run's log goes on from the old one (training.curves reads both)
     model.set_logger(configure(str(out / "tb"), ["tensorboard", "csv"]))
 
     start_steps, t_learn = model.num_timesteps, time.time()

@@ -1,7 +1,7 @@
 """``wargames``: list the battles, play a game between agents, replay a game record.
 
     wargames list
-    wargames play berestechko --p1 scripted --p2 random --seed 1 --render ansi --record game.json
+    wargames play berestechko --p1 scripted --p2 random --seed 1 --render ansi --record game.json [--overwrite]
     wargames replay game.json --format gif --out replays/ [--view AGENT] [--overwrite]
     wargames train berestechko --minutes 8 --out runs/berestechko [--resume | --overwrite]
     wargames evaluate berestechko --agents random scripted mcts --games 20 [--out DIR] [--overwrite]
@@ -10,8 +10,8 @@
 Agent specs (``agents.registry.AGENT_SPECS``): ``random``, ``scripted`` (the battle's
 ``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` (``play`` only) and ``ckpt:PATH``
 (``~`` is expanded there and in every path option, where no shell does it: ``--out=~/x``). Outputs are never
-replaced unasked: ``replay`` and ``evaluate`` refuse an ``--out`` that holds earlier images or a report unless
-``--overwrite`` is given, as ``train`` does. User errors
+replaced unasked: ``play`` refuses an existing ``--record`` file or final image, ``replay`` and ``evaluate`` an
+``--out`` that holds earlier images or a report, unless ``--overwrite`` is given, as ``train`` does. User errors
 (unknown battle, bad agent spec, corrupt record, negative seed, unwritable folder, missing
 checkpoint, a missing optional extra) print one ``error: ...`` line and exit with status 2.
 
@@ -198,7 +198,14 @@ def cmd_play(args) -> int:
     record_path = None
     if args.record:  # before the game, which may be long, is played
         record_path = check_record_path(args.record, "--record")
+        if record_path.exists() and not args.overwrite:
+            raise CliError(f"--record {record_path} already exists; pass --overwrite to replace it, or choose "
+                           f"another path")
         ensure_dir(record_path.parent, "--record")
+    final_png = final_image_path(args.out, name)
+    if args.render == "rgb_array" and final_png.exists() and not args.overwrite:
+        raise CliError(f"--out {args.out} already holds {final_png.name}; pass --overwrite to replace it, or choose "
+                       f"another --out")
     specs = (args.p1, args.p2)
     players = [resolve_agent(spec, name, agent_seed(args.seed, i)) for i, spec in enumerate(specs)]
     render_mode = None if args.render == "none" else args.render
@@ -212,6 +219,11 @@ def cmd_play(args) -> int:
         return _play_and_report(env, players, name, specs, args, record_path)
     finally:
         env.close()
+
+
+def final_image_path(out: str, name: str) -> Path:
+    """Where ``play --render rgb_array`` writes the final position."""
+    return Path(out) / f"{name}_final.png"
 
 
 def _play_and_report(env, players, name: str, specs, args, record_path: Path | None) -> int:
@@ -233,7 +245,7 @@ def _play_and_report(env, players, name: str, specs, args, record_path: Path | N
     elif args.render == "rgb_array":
         from wargame_envs.core.render import save_png
 
-        print(f"final image: {save_png(env.render(), Path(args.out) / f'{name}_final.png')}")
+        print(f"final image: {save_png(env.render(), final_image_path(args.out, name))}")
     print(f"{name} seed {args.seed}: {specs[0]} vs {specs[1]}, {decisions} decisions")
     print(describe_result(raw.possible_agents, raw.record.returns))
     if record_path:
@@ -487,6 +499,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="ansi: print the final text map; rgb_array: write the final PNG to --out")
     play.add_argument("--record", metavar="PATH", help="save the game record (JSON) here")
     play.add_argument("--out", default=".", help="folder for images (default: current folder)")
+    play.add_argument("--overwrite", action="store_true",
+                      help="replace an existing --record file or final image (refused without it)")
     play.add_argument("--verbose", "-v", action="store_true", help="print every decision")
     play.set_defaults(func=cmd_play)
 
