@@ -162,6 +162,33 @@ def test_illegal_action_lose_ends_the_game_and_the_record_notes_it(battle, tmp_p
     assert env.agents == []
 
 
+@pytest.mark.parametrize("battle", BATTLES)
+def test_the_summary_after_an_illegal_action_ending_describes_the_finished_game(battle):
+    """audit 8, finding 8: summary() agrees with the env: over, the other agent won, nobody to move, the illegal
+    action named as the record has it. Before it (and after a reset) it is the engine's summary."""
+    import json
+
+    env = make(battle, illegal_action="lose")
+    env.reset(seed=0)
+    raw = env.unwrapped
+    assert raw.summary() == raw.engine.summary(raw.game_state) and "illegal_action" not in raw.summary()
+    mover = env.agent_selection
+    other = next(a for a in env.agents if a != mover)
+    decision = raw.decision_name()
+    with pytest.warns(UserWarning, match=f"{mover} loses"):
+        env.step(-5)
+    summary = raw.summary()
+    assert summary["over"] is True and summary["winner"] == other and summary["to_move"] is None
+    assert summary["illegal_action"] == raw.record.illegal_action == {"agent": mover, "action": "-5",
+                                                                       "decision": decision}
+    assert summary.get("reason", "illegal_action") == "illegal_action"
+    assert json.loads(json.dumps(summary)) == summary
+    summary["illegal_action"]["agent"] = "x"                   # read-only: the record does not change
+    assert raw.record.illegal_action["agent"] == mover
+    env.reset(seed=0)
+    assert raw.summary()["over"] is False and "illegal_action" not in raw.summary()
+
+
 @pytest.mark.parametrize("bad", ["lost", None, 1, "RAISE"])
 def test_illegal_action_option_is_validated(bad):
     with pytest.raises(ValueError, match="illegal_action"):

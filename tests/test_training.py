@@ -418,6 +418,20 @@ def test_a_missing_checkpoint_file_is_named(tmp_path):
         C.load_checkpoint(tmp_path / "absent.zip")
 
 
+def test_the_sidecar_given_for_the_checkpoint_is_named_as_such(tmp_path):
+    """audit 8, finding 9: the .json beside the .zip is no corrupt checkpoint: the error names the .zip to give."""
+    side = tmp_path / "latest.json"
+    side.write_text("{}")
+    with pytest.raises(C.CheckpointError, match="not there"):
+        C.read_meta(side)
+    (tmp_path / "latest.zip").write_bytes(b"PK")
+    for read in (C.read_meta, C.load_checkpoint, C.load_policy):
+        with pytest.raises(C.CheckpointError) as e:
+            read(str(side))
+        assert str(e.value) == (f"{side} is a checkpoint's sidecar (its metadata); give the checkpoint's .zip "
+                                f"({tmp_path / 'latest.zip'})")
+
+
 def broken_copy(src: Path, dst: Path, data: bytes | None = None, sidecar: dict | None = None) -> Path:
     dst.write_bytes(src.read_bytes() if data is None else data)
     side = json.loads(C.sidecar_path(src).read_text()) if sidecar is None else sidecar

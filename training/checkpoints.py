@@ -162,6 +162,11 @@ def read_meta(path: str | os.PathLike) -> dict[str, Any]:
     """The validated sidecar of checkpoint ``path`` (no zip read)."""
     path = Path(path)
     side = sidecar_path(path)
+    if side == path:  # the .json beside the .zip given for the checkpoint itself
+        zip_path = path.with_suffix(".zip")
+        there = "" if zip_path.is_file() else ", which is not there"
+        raise CheckpointError(f"{path} is a checkpoint's sidecar (its metadata); give the checkpoint's .zip "
+                              f"({zip_path}{there})")
     if not path.is_file():
         raise CheckpointError(f"{path}: checkpoint file not found")
     if not side.is_file():

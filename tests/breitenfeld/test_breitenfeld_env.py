@@ -245,3 +245,24 @@ def test_action_to_str_refuses_an_action_outside_the_space():
     with pytest.raises(ValueError, match="action 'x': expected an integer index"):
         raw.action_to_str("x")
     assert raw.action_to_str(raw.legal_actions()[0])
+
+
+# --------------------------------------------------------------------------- bad input, round 8 of the audit
+@pytest.mark.parametrize("file, extra, needle", [
+    ("rules.toml", '[[demoralization]]\narmy = "imperial"\nlevel = 5\nsource = "PROPOSED: x"\n',
+     "field 'demoralization[3].army' = 'imperial': duplicate army"),
+    ("rules.toml", '[[edges]]\nside = "allied"\ncolumn = 23\nsource = "PROPOSED: x"\n',
+     "field 'edges[2].side' = 'allied': duplicate side"),
+    ("map.toml", '[[town_names]]\nsource = "PROPOSED: x"\nname = "Leipzig"\nhexes = ["0101", "2119"]\n',
+     "field 'town_names[4].hexes[1]' = '2119': hex already has the town name 'Breitenfeld'"),
+])
+def test_a_duplicate_data_row_is_refused(tmp_path, file, extra, needle):
+    """audit 8, finding 6: a second row for the same army, side or town hex does not silently win."""
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    p = d / file
+    p.write_text(p.read_text() + "\n" + extra)
+    with pytest.raises(ScenarioError) as exc:
+        make_engine("breitenfeld", data_dir=d)
+    msg = str(exc.value)
+    assert file in msg and needle in msg

@@ -136,8 +136,10 @@ MALFORMED = [
     ("no units field", lambda: {"to_move": {"player": "russian"}}, "units", "None"),
     ("an empty position", lambda: {}, "units", "None"),
     ("no units listed", _readable(units=[]), "units", "[]"),
-    ("internal automatic task the rules cannot go on from", _mid_game_internal(lambda i: i["stack"][0].__setitem__(0, 1)),
-     "internal.stack", "empty task stack"),
+    # 17: D_RESOLVE_PICK, a decision with no argument and here no option (a kind whose argument must name something
+    # is refused for the -1 there first: test_a_stack_argument_the_rules_read_as_an_index_is_checked)
+    ("internal automatic task the rules cannot go on from",
+     _mid_game_internal(lambda i: i["stack"][0].__setitem__(0, 17)), "internal.stack", "empty task stack"),
 ]
 
 
@@ -367,7 +369,10 @@ def test_a_step_the_rules_cannot_take_from_a_hand_made_stack_is_named_and_leaves
     for _ in range(60):
         env.step(int(rng.choice(env.legal_actions())))
     pos = copy.deepcopy(env.unwrapped.position())
+    assert pos["internal"]["stack"][0][:2] == [4, 1]  # the Mongol's free activation, alone on the stack
+    # 15: D_SHOCK_SELECT, of a Mongol command (its -1 of the free activation is refused at reset: audit 8, finding 7)
     pos["internal"]["stack"][0][0] = 15
+    pos["internal"]["stack"][0][2] = env.unwrapped.engine.cmd_player.index(1)
     env.reset(seed=1, options={"position": pos})
     failed = False
     for _ in range(400):
@@ -380,6 +385,65 @@ def test_a_step_the_rules_cannot_take_from_a_hand_made_stack_is_named_and_leaves
             failed = True
             break
     assert failed
+
+
+def _position_at(seed: int, decisions: int) -> dict:
+    eng = engine()
+    d = Dice(seed)
+    s = eng.new_state({}, d)
+    rng = np.random.default_rng(0)
+    for _ in range(decisions):
+        eng.apply(s, int(rng.choice(eng.legal_actions(s))), d)
+    return json.loads(json.dumps(eng.to_position(s)))
+
+
+def test_a_stack_argument_the_rules_read_as_an_index_is_checked():
+    """audit 8, finding 7: a task argument the rules index with may not be -1 (the compiled rules would read the
+    last unit: the audit's position then broke hex_unit on its first step) nor out of its range, on top of the
+    stack or below it; a flag is 0 or 1. Positions the engine writes, with their -1s for "none", still load
+    (test_position_at_every_decision_restores_exactly)."""
+    from wargame_envs.kulikovo.state import A_END_ACT, D_UNIT_ACT
+    eng = engine()
+    pos = _position_at(5, 11)  # the audit's position: move/fire of a unit, an activation's tasks below it
+    stack = pos["internal"]["stack"]
+    top = pos["internal"]["g"][G_SP] - 1
+    assert stack[top][0] == D_UNIT_ACT and stack[top][2] >= 0 and stack[0][0] == A_END_ACT
+    eng.new_state({"position": copy.deepcopy(pos)}, Dice(0))  # unedited: loads
+    cases = [
+        (top, 2, -1, f"expected a unit 0..{eng.U - 1}; a task of kind 9 ('move/fire: unit action') needs one here, "
+                     "not -1"),
+        (top, 2, eng.U, f"expected a unit 0..{eng.U - 1}"),
+        (0, 2, -1, f"expected a command 0..{eng.NC - 1}; a task of kind {A_END_ACT} needs one here, not -1"),
+        (0, 3, 2, "expected a flag 0..1"),
+    ]
+    for row, arg, bad, why in cases:
+        edited = copy.deepcopy(pos)
+        edited["internal"]["stack"][row][arg] = bad
+        with pytest.raises(ScenarioError) as exc:
+            eng.new_state({"position": edited}, Dice(0))
+        assert f"field 'internal.stack[{row}][{arg}]' = {bad}: {why}" in str(exc.value)
+
+
+def test_a_position_at_the_pick_of_the_unit_that_advances_loads():
+    """Found with audit 8, finding 7: D_ADV_PICK carries its flag (F_ADV 8192 or F_CA 16384), which the check of
+    every argument against -1..N-1 refused: a position the engine wrote at that decision did not load."""
+    from agents.kulikovo_scripted import KulikovoScriptedAgent
+    from wargame_envs.kulikovo.state import D_ADV_PICK, F_CA
+    eng = engine()
+    agents = [KulikovoScriptedAgent(seed=11), KulikovoScriptedAgent(seed=111)]
+    d = Dice(11)
+    s = eng.new_state({}, d)
+    while eng.top(s)[0] != D_ADV_PICK:
+        p = eng.current_player(s)
+        eng.apply(s, agents[p].act(eng, s, p, eng.legal_mask(s)), d)
+    pos = json.loads(json.dumps(eng.to_position(s)))
+    top = pos["internal"]["g"][G_SP] - 1
+    assert pos["internal"]["stack"][top][3] == F_CA
+    s2 = engine().new_state({"position": pos}, Dice(0))
+    assert s2.digest() == s.digest() and np.array_equal(eng.legal_mask(s2), eng.legal_mask(s))
+    pos["internal"]["stack"][top][3] = 5
+    with pytest.raises(ScenarioError, match=rf"'internal.stack\[{top}\]\[3\]' = 5: expected a flag, one of"):
+        eng.new_state({"position": pos}, Dice(0))
 
 
 def test_an_edited_data_file_is_read_again(tmp_path):

@@ -195,7 +195,10 @@ def _load(d: Path) -> BreitenfeldData:
         row.source()
         nm = row.get("name", str)
         for k, h in enumerate(row.get_list("hexes", str)):
-            town_name[_hex_of(grid, row, f"hexes[{k}]", h)] = nm
+            i = _hex_of(grid, row, f"hexes[{k}]", h)
+            if i in town_name:
+                row._fail(f"hexes[{k}]", h, f"hex already has the town name {town_name[i]!r}")
+            town_name[i] = nm
     mroot.table("errata").source()
     t_slope, t_hill = tnames.index("slope"), tnames.index("hilltop")
     is_hill = tuple(t == t_hill for t in hex_t)
@@ -344,6 +347,8 @@ def _load(d: Path) -> BreitenfeldData:
     for row in rroot.rows("demoralization"):
         row.source()
         a = army_ids.index(row.get("army", str, choices=army_ids))
+        if demor[a] is not None:
+            row.fail("army", "duplicate army (one demoralization row per army)")
         demor[a] = row.get("level", int, min=1, max=9999)
     if None in demor:
         raise ScenarioError(f"{rroot.file}: field 'demoralization' lacks armies {[army_ids[i] for i, v in enumerate(demor) if v is None]}")
@@ -355,6 +360,8 @@ def _load(d: Path) -> BreitenfeldData:
     for row in rroot.rows("edges"):
         sources[f"edge:{row.get('side', str)}"] = row.source()
         s = SIDES.index(row.get("side", str, choices=SIDES))
+        if edges[s] is not None:
+            row.fail("side", "duplicate side (one edges row per side)")
         col = row.get("column", int, min=1, max=ncol)
         if col not in (1, ncol):
             row._fail("column", col, f"a map edge is column 1 or {ncol}")

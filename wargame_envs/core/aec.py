@@ -22,9 +22,9 @@ Illegal actions (``illegal_action`` constructor option): ``"raise"`` (default) r
 :class:`IllegalActionError` that lists the legal ones and leaves the game as it was; ``"lose"`` is
 PettingZoo's convention for classic games (``TerminateIllegalWrapper``): the game ends at once, the
 agent that moved illegally gets -1 and the other +1, a warning says so, and the game record notes it
-(``record.illegal_action``). An action is anything that is an integer index (a Python or numpy integer,
-a one-element array, an integral float); a bool, a string, ``inf``, ``nan`` or a value out of range is
-illegal like a masked one.
+(``record.illegal_action``), as does ``summary()`` (``over``, ``winner``, ``illegal_action``). An action
+is anything that is an integer index (a Python or numpy integer, a one-element array, an integral float);
+a bool, a string, ``inf``, ``nan`` or a value out of range is illegal like a masked one.
 
 Player views: ``render()`` is the omniscient view (labelled so); ``render_for(agent)`` shows only what
 that agent may see (Kulikovo hides the unplaced Ambush Regiment and the real Dmitri from the Mongol).
@@ -344,9 +344,20 @@ class WargameAECEnv(AECEnv):
 
     def summary(self) -> dict[str, Any]:
         """A read-only, JSON-friendly dict of the whole (omniscient) state: the battle's
-        ``Engine.summary`` (progress, scores, every unit's hex and status...)."""
+        ``Engine.summary`` (progress, scores, every unit's hex and status...). After a game ended by an
+        illegal action (``illegal_action="lose"``) it says so: ``over`` True, ``to_move`` None, ``winner``
+        the other agent and ``illegal_action`` as the record notes it ({"agent", "action", "decision"});
+        the ``reason`` of a battle that has one is "illegal_action" (the key is there only then)."""
         self._require_reset("summary")
-        return self.engine.summary(self.state_)
+        out = self.engine.summary(self.state_)
+        illegal = self.record.illegal_action
+        if illegal is not None:
+            others = [a for a in self.possible_agents if a != illegal["agent"]]
+            out.update(over=True, to_move=None, winner=others[0] if len(others) == 1 else None,
+                       illegal_action=dict(illegal))
+            if "reason" in out:
+                out["reason"] = "illegal_action"
+        return out
 
     def _require_reset(self, what: str) -> None:
         if self.state_ is None:

@@ -31,7 +31,7 @@ from .state import (
     BIG, A_ACT_START, A_AFTER_ROLL, A_CC_CHARGE, A_END_ACT, A_FIRE, A_POST, A_RESOLVE, D_ADV_PICK, D_CC_FIRE,
     D_DEFENSE, D_FACE, D_LEADER_MOVE, D_MF_SELECT, D_PLACE_REPL, D_RBS_ADVANCE, D_REACT, D_RETREAT, D_RETURN, D_SEIZE,
     D_SETUP_AMBUSH, D_SETUP_FACE, D_SETUP_LEADER, D_SHOCK_MODE, D_SHOCK_SELECT, D_UNIT_ACT, A_ACTIVATE,
-    ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_DORMANT, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
+    ACTIVATION_FLAGS, D_FREE, DECISION_NAMES, ELIMINATED, F_ADV, F_CA, F_DORMANT, F_RETURNED, G_ACTIVATIONS, G_ACTIVE,
     G_AMBUSH_PLACED, G_CMD, G_DECISIONS, G_FD, G_FIRST, G_FREE, G_HEROIC_M, G_HEROIC_R, G_LAST_CMD, G_MAX_ACT, G_OVER,
     G_SETUP_FREE, G_SP, G_TRUNC, G_WINNER, HIDDEN, L_ACTIVE, L_GONE, L_HIDDEN, LEADER_STATE_NAMES, LF_FD, LF_MOVED,
     LF_OC, LF_REAL, STACK_DEPTH, STATUS_NAMES,
@@ -200,7 +200,9 @@ def _from_internal(eng, pos):
 
 
 def _check_stack(eng, s) -> None:
-    """The live tasks: a known kind, a player, arguments that are -1 or an index of this map."""
+    """The live tasks: a known kind, a player, arguments that are -1 or an index of this map, and those that the
+    rules read as an index (a unit, a leader, a command, a hex...) in their range: -1 only where the rules
+    read -1 as "none" (:func:`_task_args`)."""
     sp = int(s.g[G_SP])
     if sp == 0 and not s.g[G_OVER]:
         _fail("internal.g[G_SP]", sp, "a running game has a pending decision")
@@ -211,28 +213,47 @@ def _check_stack(eng, s) -> None:
             _fail(f"internal.stack[{i}][0]", row[0], "not a task kind")
         if row[1] not in (0, 1):
             _fail(f"internal.stack[{i}][1]", row[1], "expected a player 0..1")
+        args = _task_args(eng, row[0])
         for k, v in enumerate(row[2:], 2):
-            if not -1 <= v < eng.N:
-                _fail(f"internal.stack[{i}][{k}]", v, f"expected -1..{eng.N - 1}")
-        for k, (v, what) in enumerate(zip(row[2:], _task_args(eng, row[0])), 2):
-            if what is not None and v >= what[1]:
-                _fail(f"internal.stack[{i}][{k}]", v, f"expected a {what[0]} -1..{what[1] - 1}")
+            what = args[k - 2] if k - 2 < len(args) else None
+            if what is None:
+                if not -1 <= v < eng.N:
+                    _fail(f"internal.stack[{i}][{k}]", v, f"expected -1..{eng.N - 1}")
+                continue
+            if v in what[1]:
+                continue
+            name, ok = what
+            task = f"a task of kind {row[0]}" + (f" ({DECISION_NAMES[row[0]]!r})" if row[0] in DECISION_NAMES else "")
+            if isinstance(ok, range):
+                need = "" if ok.start < 0 else f"; {task} needs one here, not -1" if v == -1 else ""
+                _fail(f"internal.stack[{i}][{k}]", v, f"expected a {name} {ok.start}..{ok.stop - 1}{need}")
+            _fail(f"internal.stack[{i}][{k}]", v, f"expected a {name}, one of {list(ok)} ({task})")
     if not s.g[G_OVER] and s.stack[sp - 1, 0] not in DECISION_NAMES:
         _fail(f"internal.stack[{sp - 1}][0]", int(s.stack[sp - 1, 0]), "the top of the stack is a decision")
 
 
 def _task_args(eng, kind: int) -> tuple:
-    """What the arguments of a task of ``kind`` index (name, bound; None: a hex, a flag or a number): the
-    compiled rules read the arrays at these indices without checking them."""
-    u, l, c, k = ("unit", eng.U), ("leader", eng.NL), ("command", eng.NC), ("Ambush hex", len(eng.ambush_units))
+    """What the arguments of a task of ``kind`` (row[2:]) are: (name, the values allowed), or None (a number the
+    rules do not use as an index, an optional hex: -1..N-1, as for the arguments not listed). The compiled rules
+    read the arrays at these indices without checking them, so -1 (which would read the last entry) is allowed
+    only where the rules test for it ("no unit": an optional counter-charger, a tied attacker's empty slot...)."""
+    def need(name, n):
+        return name, range(n)
+
+    def opt(name, n):
+        return name, range(-1, n)
+
+    U, L, C, H = need("unit", eng.U), need("leader", eng.NL), need("command", eng.NC), need("hex", eng.N)
+    K = need("slot of the Ambush Regiment", len(eng.ambush_units))
+    u, flag = opt("unit", eng.U), ("flag", range(2))
     return {
-        D_SETUP_AMBUSH: (k,), D_SETUP_FACE: (u,), D_SETUP_LEADER: (l,), D_SEIZE: (c,), D_PLACE_REPL: (l,),
-        D_MF_SELECT: (c,), D_UNIT_ACT: (u,), D_LEADER_MOVE: (l,), D_REACT: (u, u), D_RETURN: (u, u),
-        D_CC_FIRE: (u, u), D_SHOCK_SELECT: (c,), D_SHOCK_MODE: (u,), D_DEFENSE: (u, u),
-        D_RBS_ADVANCE: (None, u, u, u, u, u, u), D_ADV_PICK: (None, None, u, u, u, u, u, u),
-        D_RETREAT: (u, None, None, u), D_FACE: (u,), A_ACTIVATE: (c,), A_ACT_START: (c,), A_END_ACT: (c,),
-        A_FIRE: (u, u), A_RESOLVE: (u, u, None, None, u), A_AFTER_ROLL: (u, u, None, None, u), A_POST: (u,),
-        A_CC_CHARGE: (u, u),
+        D_SETUP_AMBUSH: (K,), D_SETUP_FACE: (U,), D_SETUP_LEADER: (L,), D_SEIZE: (C,), D_PLACE_REPL: (L,),
+        D_MF_SELECT: (C,), D_UNIT_ACT: (U,), D_LEADER_MOVE: (L,), D_REACT: (U, U), D_RETURN: (U, U),
+        D_CC_FIRE: (U, U), D_SHOCK_SELECT: (C,), D_SHOCK_MODE: (U,), D_DEFENSE: (U, u),
+        D_RBS_ADVANCE: (H, u, u, u, u, u, u, u), D_ADV_PICK: (H, ("flag", (F_ADV, F_CA)), u, u, u, u, u, u),
+        D_RETREAT: (U, ("retreat mode", range(2)), H, u), D_FACE: (U,), A_ACTIVATE: (C, flag), A_ACT_START: (C,),
+        A_END_ACT: (C, flag), A_FIRE: (U, U, flag), A_RESOLVE: (U, u, flag, u), A_AFTER_ROLL: (U, u, None, flag, u),
+        A_POST: (U,), A_CC_CHARGE: (U, U),
     }.get(kind, ())
 
 
