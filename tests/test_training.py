@@ -568,3 +568,13 @@ def test_training_smoke_on_every_other_battle(tmp_path, battle):
     state = engine.new_state({}, Dice(3))
     mask = engine.legal_mask(state)
     assert mask[agent.act(engine, state, engine.current_player(state), mask)]
+
+
+def test_a_resumed_runs_log_keeps_the_first_runs_rows(trained):
+    """audit 8, finding 2: stable-baselines3 reopens progress.csv; the first run's rows are set aside and read first."""
+    from training.curves import read_progress
+
+    out, _, first_meta, second = trained
+    steps = read_progress(out)["time/total_timesteps"]
+    assert (out / "tb" / "progress.1.csv").is_file()
+    assert steps.min() <= first_meta["timesteps"] < steps.max() and list(steps) == sorted(steps)
