@@ -9,7 +9,8 @@ everything that decides in them as batches:
 - **Games.** One :class:`~wargame_envs.core.vector.VectorGame` of ``n_envs`` games. Each game's episode
   has an opponent drawn from the PFSP pool (``training.selfplay.OpponentPool``), plus ``self``: the
   learner itself in both seats, so that both seats' decisions train it. The learner's seat alternates
-  from game to game.
+  from game to game (with ``--pfsp-sides`` it is drawn together with the opponent by the PFSP weights of both
+  sides).
 - **One step = one decision in every game.** The policy input of every row is built at once (the
   observation and, with ``hint="scripted"``, a one-hot of the scripted agent's choice, computed for
   all games by one batched call); the rows the learner decides get one forward pass, the others their
@@ -45,8 +46,8 @@ everything that decides in them as batches:
   (2-3x faster on CPUs with AVX512-BF16 or AMX); weights, optimizer and losses stay float32. The sample rows
   are then stored in bfloat16 too (the first layer casts them anyway), which halves what the epochs gather.
 - **Compact sample rows** (``training.active_inputs``): a sample keeps the hint's slots and only the
-  observation columns that some sample has ever set (Kulikovo's 34,110 values are 972 hexes x 35 planes, and
-  units never reach most hexes); the first layers read the matching columns of their weights. The network,
+  observation columns that some sample has ever set (Kulikovo's 34,110 values are 35 planes x 972 hexes and
+  90 features, and units never reach most hexes); the first layers read the matching columns of their weights. The network,
   its gradients and the checkpoints are those of the full input: a column that was always zero adds nothing
   and gets no gradient.
 - **Softmax over the legal actions only** (``training.legal_pairs``): the sampler and the update's

@@ -74,7 +74,8 @@ class TrainArgs:
     total_timesteps: int | None = None
     """optional cap on the learner's cumulative environment steps (counted across resumes)"""
     n_envs: int = 16
-    """parallel self-play games (DummyVecEnv, one process)"""
+    """parallel self-play games (default backend: a DummyVecEnv in one process; batched: the games stepped
+    together in each call; rllib: shared by the env runners)"""
     n_steps: int = 128
     """steps per env per rollout; a rollout is n_envs * n_steps learner decisions"""
     batch_size: int = 512
@@ -123,7 +124,8 @@ class TrainArgs:
     """seed of the envs, the opponent draws, the policy initialisation and the evaluation"""
     out: str = ""
     """output folder (default runs/BATTLE, e.g. runs/kulikovo): tb/ (TensorBoard, progress.csv),
-    checkpoints/latest.zip + latest.json, eval.json"""
+    checkpoints/latest.zip + latest.json, and the evaluation: eval.json (python -m training.train) or evaluation/
+    and training.png (wargames train)"""
     device: str = "auto"
     """torch device: auto (cuda if available), cpu or cuda"""
     threads: int = 1
@@ -151,7 +153,7 @@ class TrainArgs:
     hint: str = "scripted"
     """heuristic advice in the policy's input: "scripted" appends a one-hot of the scripted agent's choice to the
     observation (agents.hint: the network starts by copying it and learns where to depart from it); "ties" a
-    multi-hot of all its tied-best moves (Berestechko), so that PPO also learns which of them to prefer; "scores"
+    multi-hot of all its tied-best moves, so that PPO also learns which of them to prefer; "scores"
     (--backend batched) every move's rating by the heuristic, which also enters the policy's logits as a
     prior (a residual policy that starts as the heuristic and explores among its near-best moves); "scores-floor"
     the same with every legal move rated at least agents.hint.FLOOR_GAP below the best, so that the policy also

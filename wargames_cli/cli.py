@@ -8,7 +8,8 @@
     wargames serve [--host 127.0.0.1] [--port 8000] [--checkpoints DIR]
 
 Agent specs (``agents.registry.AGENT_SPECS``): ``random``, ``scripted`` (the battle's
-``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` (``play`` only) and ``ckpt:PATH``
+``agents.<battle>_scripted`` module), ``mcts`` / ``mcts:N``, ``human`` (``play`` only), ``pretrained`` (the
+policy shipped in ``agents/pretrained/``) and ``ckpt:PATH``
 (``~`` is expanded there and in every path option, where no shell does it: ``--out=~/x``). Outputs are never
 replaced unasked: ``play`` refuses an existing ``--record`` file or final image, ``replay`` and ``evaluate`` an
 ``--out`` that holds earlier images or a report, unless ``--overwrite`` is given, as ``train`` does. User errors
@@ -492,7 +493,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one game between two agents")
     play.add_argument("battle", help="env name, e.g. berestechko_v0 or berestechko")
-    play.add_argument("--p1", default="random", help="first player's agent: random, scripted, mcts, mcts:N, human, ckpt:PATH")
+    play.add_argument("--p1", default="random", help="first player's agent: random, scripted, mcts, mcts:N, human, pretrained, "
+                                                           "ckpt:PATH")
     play.add_argument("--p2", default="random", help="second player's agent (same specs)")
     play.add_argument("--seed", type=int, default=1, help="dice seed, >= 0 (agents get seeds derived from it)")
     play.add_argument("--render", choices=("ansi", "rgb_array", "none"), default="none",

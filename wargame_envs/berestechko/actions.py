@@ -1,6 +1,6 @@
 """The Berestechko action codec: one flat ``Discrete(N)`` space.
 
-With the default scenario (49 hexes, 18 combat units) ``N = 138``:
+With the default scenario (49 hexes, 18 combat units) ``N = 122``:
 
 ======================  =========  ==========================================================
 range                   size       meaning (the pending decision says which applies)

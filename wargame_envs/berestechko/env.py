@@ -10,7 +10,7 @@ Rules: ``shared/rulebooks/berestechko-1651.txt``; data and decisions: ``docs/ber
 | Actions | Discrete(122) |
 | Parallel API | No (AEC; the turn order follows the rules) |
 | Agents | `agents= ['polish_lithuanian', 'cossack_tatar']` |
-| Action shape | (1,) |
+| Action shape | () (a scalar Discrete action) |
 | Observation | Dict: `observation` float32 Box(0, 1, (1140,)), `action_mask` int8 Box(0, 1, (122,)) |
 
 ## Turn structure
@@ -42,9 +42,10 @@ rules give the choice no meaning (a wagon-bound defender, whose retreat is a los
 ## Observation
 
 ``observation`` is one float32 vector in [0, 1]: 20 planes of 49 hexes from the observer's point
-of view (own_cavalry, own_infantry, enemy_cavalry, enemy_infantry, tatar, disorganized, activations,
-own_wagon, enemy_wagon, resistance, attack_dice, defence_dice, die_sides, activation_value,
-complex_terrain, camp, active_unit, target, attackers, retreating_unit), then global features: me,
+of view, in this order (plane k at offset 49 k): own_cavalry, own_infantry, enemy_cavalry, enemy_infantry,
+tatar, own_wagon, enemy_wagon, attack_dice, defence_dice, die_sides, activation_value, disorganized,
+activations, resistance, active_unit, target, attackers, retreating_unit, complex_terrain, camp; then global
+features (from offset 980): me,
 round, my_throw, decision (one-hot of 16), dice (3 x one-hot of 6), dice_used, dice_spent,
 commands (own recon, own interaction, enemy recon, enemy interaction), tatar_spirit,
 tatars_withdrawn, battle_continued, combat_kind, artillery, combat_margin, no_attack, attacker_choice,
