@@ -5,7 +5,8 @@ of the action the battle's scripted agent would take at this decision. With ``--
 instead a multi-hot of all the actions the heuristic rates best (its tied-best moves, among which the
 scripted agent draws at random: 15% of Berestechko's scripted decisions have two or more), so that
 reinforcement learning can also learn which of them to prefer; it needs a scripted agent with a
-``ties(engine, state, player, mask)`` method (every battle's scripted agent has one). With ``--hint scores`` it sees every legal
+``ties(engine, state, player, mask)`` method (every battle's scripted agent has one).
+With ``--hint scores`` it sees every legal
 action's rating by the heuristic, ``exp((score - best score) / SCORE_TEMPERATURE)`` (1 for the tied-best
 moves, near 0 for the poor ones; the scores are expected victory points), and the policy's logits are
 the network's output **plus the logarithm of that slot** (:func:`prior_logits`): a residual policy on top

@@ -144,8 +144,8 @@ def can_fire_facing(c, T, f, tgt_hex, arcs, face):
 @kernel
 def fire_targets(c, T, u, mask):
     """Phasing fire (9.2): once per activation, through frontal and flank hexsides, turning first where it
-    may (C52); light cavalry in an enemy ZOC pay 1 MP (9.1). Marks the target hexes in ``mask``; reads the ZOC against ``u``'s side
-    (filled by the caller). Returns how many."""
+    may (C52); light cavalry in an enemy ZOC pay 1 MP (9.1). Marks the target hexes in ``mask``; reads the ZOC
+    against ``u``'s side (filled by the caller). Returns how many."""
     st = c.u_status[u]
     if not T.umissile[u] or c.u_flags[u] & (F_FIRED | F_DONE) or (st != NORMAL and st != DISORDERED):
         return 0
