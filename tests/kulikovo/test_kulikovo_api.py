@@ -312,3 +312,23 @@ def test_engine_copy_plays_states_of_the_original():
             assert np.array_equal(e.observe(st, 1), eng.observe(st, 1) if e is eng else other.observe(st, 1))
             e.apply(st, la[r.integers(len(la))], dice)
     assert s == s2
+
+
+def test_13_0_a_leaders_movement_comes_from_the_data_file(tmp_path):
+    """``units.toml [leader] move`` (PROPOSED: 8 hexes) is how far a leader moves to a unit of his command (13.0)."""
+    from kulikovo_testlib import A
+    from wargame_envs.core.dice import ScriptedDice
+
+    d = tmp_path / "data"
+    shutil.copytree(DATA_DIR, d)
+    text = (d / "units.toml").read_text()
+    assert "\nmove = 8\n" in text
+    (d / "units.toml").write_text(text.replace("\nmove = 8\n", "\nmove = 3\n", 1))
+    pos = {"units": [{"id": "R01", "hex": "4010"}, {"id": "R02", "hex": "4014"}, {"id": "R03", "hex": "4013"},
+                     {"id": "M01", "hex": "4409"}],
+           "leaders": [{"name": "Obelenski", "hex": "4010"}], "to_move": {"player": "russian", "activate": "Lookout"}}
+    for eng, reaches in ((KulikovoEngine(), True), (KulikovoEngine(d), False)):
+        s = eng.new_state({"position": pos, "max_activations": 0}, ScriptedDice([]))
+        eng.apply(s, A("LEADER", "Obelenski"), ScriptedDice([]))
+        assert eng.grid.index["4013"] in eng.legal_actions(s)                # 3 hexes away
+        assert (eng.grid.index["4014"] in eng.legal_actions(s)) == reaches   # 4 hexes away

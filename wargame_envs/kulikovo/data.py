@@ -68,6 +68,7 @@ class Scenario:
     type_fp: tuple[int, ...]
     elite_defense: int
     elite_dis_defense: int
+    leader_move: int           # hexes a leader moves (13.0)
     wsm: tuple[tuple[int, ...] | None, ...]
     fire_range: dict[int, tuple[int, ...]]
     fire_drm: dict[str, int]
@@ -215,6 +216,8 @@ def _load(d: Path) -> Scenario:
         tv["flight_points"].append(row.get("flight_points", int, min=0, max=10))
     if tv["horse"][:3] != [True, True, True] or any(tv["horse"][3:]):
         by_code["H"].fail("horse", "H, M, L are the horse units and R, B, C the leg units (2.4)")
+    ldr = un.table("leader")
+    sources["units.leader"] = ldr.source()
     el = un.table("elite")
     sources["units.elite"] = el.source()
     elite_cmd = el.get("command", str)
@@ -402,6 +405,7 @@ def _load(d: Path) -> Scenario:
         dis_defense=tuple(tv["dis_defense"]), horse=tuple(tv["horse"]), missile=tuple(tv["missile"]),
         can_shock=tuple(tv["shock"]), type_fp=tuple(tv["flight_points"]),
         elite_defense=el.get("defense", int, min=-9, max=9), elite_dis_defense=el.get("dis_defense", int, min=-9, max=9),
+        leader_move=ldr.get("move", int, min=1, max=99),
         wsm=tuple(wsm), fire_range=fire_range, fire_drm=fire_drm, fire_min=fire_min, fire_leg=fire_leg,
         fire_horse=fire_horse, shock_normal=shock_normal, shock_dis=shock_dis, charge_normal=charge_normal,
         charge_dis=charge_dis, shock_drm=shock_drm, tests=tests, victory=victory, commands=commands,

@@ -24,8 +24,8 @@ from ..state import (
 )
 from .board import count_activation, eliminate, flight_points, unit_ma
 from .kstate import log, pop, push
-from .leaders import LEADER_MOVE, command_rating, compute_command, in_play_state, place_ambush, place_replacement
-from .tables import TV_STD_MOVE_ELIM_MIN, TV_V_HEROIC
+from .leaders import command_rating, compute_command, in_play_state, place_ambush, place_replacement
+from .tables import TV_LEADER_MOVE, TV_STD_MOVE_ELIM_MIN, TV_V_HEROIC
 from .zoc import adjacent_enemy, zoc_fill
 
 
@@ -341,9 +341,9 @@ def do_std_move(c, T, t, a):
 # ------------------------------------------------------------------ move/fire select
 @kernel
 def leader_targets(c, T, l, mask):
-    """13.0: a leader moves up to 8 hexes to a unit of his command (the Overall Commander: of his
-    side) that is not Retired, or to his Standard. Marks them in ``mask`` (may be None: just count);
-    returns how many (with repeats)."""
+    """13.0: a leader moves up to 8 hexes (``units.toml [leader] move``) to a unit of his command (the Overall
+    Commander: of his side) that is not Retired, or to his Standard. Marks them in ``mask`` (may be None: just
+    count); returns how many (with repeats)."""
     p = T.lplayer[l]
     h = c.l_hex[l]
     if c.l_flags[l] & LF_OC:
@@ -353,11 +353,11 @@ def leader_targets(c, T, l, mask):
     n = 0
     for u in range(a, b):
         x = c.u_hex[u]
-        if x >= 0 and x != h and c.u_status[u] != RETIRED and T.dist[h, x] <= LEADER_MOVE:
+        if x >= 0 and x != h and c.u_status[u] != RETIRED and T.dist[h, x] <= T.tv[TV_LEADER_MOVE]:
             mask[x] = True
             n += 1
     std = c.std_hex[p]
-    if not c.std_captured[p] and std != h and T.dist[h, std] <= LEADER_MOVE:
+    if not c.std_captured[p] and std != h and T.dist[h, std] <= T.tv[TV_LEADER_MOVE]:
         mask[std] = True
         n += 1
     return n

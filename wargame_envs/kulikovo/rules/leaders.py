@@ -31,8 +31,6 @@ from .tables import (
     TV_REPL_RATING, TV_V_LEADER, TV_V_OC,
 )
 
-LEADER_MOVE = 8
-
 
 @kernel
 def in_play_state(st):

@@ -72,7 +72,7 @@ TV_NAMES = (
     "counter_charge_medium", "leader_shock_killed_min", "standard_move_eliminated_min", "dmitri_escape_min",
     "v_overall_commander", "v_standard", "v_leader", "v_heroic_combat_loss",
     "repl_rating_delta", "repl_range_delta", "fd_rating_while_both", "fd_real_start_hex", "fd_escaped_rating",
-    "fd_false_hex", "v_retired",
+    "fd_false_hex", "v_retired", "leader_move",
 )
 (TV_FIRE_HORSE_FLANK, TV_FIRE_FIRER_DIS, TV_FIRE_LEADER_CHECK_AT, TV_FIRE_LEADER_KILLED_MIN, TV_WOODS_FIRE,
  TV_WOODS_SHOCK, TV_WOODS_SHOCK_HORSE, TV_UPSLOPE_SHOCK, TV_STEEP_UPSLOPE_SHOCK, TV_SD_FLANK, TV_SD_REAR,
@@ -80,7 +80,7 @@ TV_NAMES = (
  TV_SD_ATT_DIS, TV_SD_DEF_RETIRED, TV_SD_CA, TV_LC_RETREAT_OK_MAX, TV_RELUCTANCE_OK_MAX, TV_CC_OK_MAX,
  TV_CC_FLANK, TV_CC_MEDIUM, TV_LEADER_SHOCK_KILLED_MIN, TV_STD_MOVE_ELIM_MIN, TV_DMITRI_ESCAPE_MIN,
  TV_V_OC, TV_V_STANDARD, TV_V_LEADER, TV_V_HEROIC, TV_REPL_RATING, TV_REPL_RANGE, TV_FD_RATING_BOTH,
- TV_FD_REAL_HEX, TV_FD_ESCAPED_RATING, TV_FD_FALSE_HEX, TV_V_RETIRED) = range(len(TV_NAMES))
+ TV_FD_REAL_HEX, TV_FD_ESCAPED_RATING, TV_FD_FALSE_HEX, TV_V_RETIRED, TV_LEADER_MOVE) = range(len(TV_NAMES))
 
 
 def _i64(x) -> np.ndarray:
@@ -161,7 +161,7 @@ class TableBuilder:
               vi["overall_commander"], vi["standard"], vi["leader"], vi["heroic_combat_loss"],
               sc.replacement["rating_delta"], sc.replacement["range_delta"],
               sc.false_dmitri["rating_while_both"], sc.false_dmitri["real_start_hex"],
-              sc.false_dmitri["escaped_rating"], false_hex, vi["retired"]]
+              sc.false_dmitri["escaped_rating"], false_hex, vi["retired"], sc.leader_move]
         assert len(tv) == len(TV_NAMES)
         al = e.AL
         ut = sc.unit_type
