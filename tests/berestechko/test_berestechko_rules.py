@@ -503,3 +503,13 @@ def test_9_withdrawn_tatars_cannot_recover_but_take_additional_activations():
     assert not ENGINE.legal_mask(s)[ENGINE.codec.opt("buy_recovery")]  # Kalga is the only disorganized unit
     play(s, dice, "buy_activation", "unit:Kalga")
     assert unit(s, "Kalga")["acts"] == 1 and unit(s, "Kalga")["status"] == WITHDRAWN
+
+
+def test_8_1_7_cossack_infantry_does_not_retreat_onto_its_own_lone_wagons():
+    """8.1.7: a retreat goes only into hexes no other unit occupies, and wagons are units (2.2.2): Bohun, apart
+    from his wagon, may not retreat onto it (C32; moving onto it to rejoin it is C15). With its other rear hex held,
+    he goes to the side, with a loss."""
+    s, dice = start({"Kalinowski": "34", "Bohun": "44", "Wagon (Bohun)": "54", "Amurat": "55", "Zemska": "02"},
+                    dice=[2, 1, 1], rolls=[8, 8, 1, 1])
+    play(s, dice, "die:2", "unit:Kalinowski", "hex:34", "hex:44")
+    assert {ENGINE.grid.ids[h] for h in np.flatnonzero(ENGINE.legal_mask(s)) if h < 49} == {"43", "45"}
