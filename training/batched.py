@@ -47,9 +47,9 @@ everything that decides in them as batches:
   are then stored in bfloat16 too (the first layer casts them anyway), which halves what the epochs gather.
 - **Compact sample rows** (``training.active_inputs``): a sample keeps the hint's slots and only the
   observation columns that some sample has ever set (Kulikovo's 34,110 values are 35 planes x 972 hexes and
-  90 features, and units never reach most hexes); the first layers read the matching columns of their weights. The network,
-  its gradients and the checkpoints are those of the full input: a column that was always zero adds nothing
-  and gets no gradient.
+  90 features, and units never reach most hexes); the first layers read the matching columns of their weights.
+  The network, its gradients and the checkpoints are those of the full input: a column that was always zero adds
+  nothing and gets no gradient.
 - **Softmax over the legal actions only** (``training.legal_pairs``): the sampler and the update's
   log-probabilities, entropy and hint cross-entropy work on each row's legal (row, action) pairs, about 13 of
   Kulikovo's 1,057 actions, not on full masked rows; the values are the masked softmax's, and the rollout's
@@ -646,11 +646,10 @@ def train_batched(args):
     import torch
     from stable_baselines3.common.logger import configure
 
-    from training.curves import set_log_aside
-
     from agents.hint import has_prior
     from agents.mlp import MlpActor
     from training.checkpoints import load_checkpoint, save_checkpoint
+    from training.curves import set_log_aside
     from training.train import (TrainResult, check_args, checkpoint_about, checkpoint_interval, checkpoint_path,
                                 evaluate, imitation_warm_start, make_pool, prepare_out, resolve_device,
                                 resume_settings)

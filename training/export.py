@@ -93,7 +93,8 @@ def export(checkpoint: str | Path, out_dir: str | Path, evaluation: dict[str, An
             "hint": m.get("hint", ""),
             "timesteps": m["timesteps"], "train_seconds": round(float(m["train_seconds"]), 1),
             "train_args": m.get("args", {}), "checkpoint_sha256": hashlib.sha256(Path(checkpoint).read_bytes()).hexdigest(),
-            "train_command": command, "evaluation": evaluation_with_intervals(evaluation) if evaluation else {}, "note": note}
+            "train_command": command, "evaluation": evaluation_with_intervals(evaluation) if evaluation else {},
+            "note": note}
     return pretrained.write(actor, meta, out_dir)
 
 

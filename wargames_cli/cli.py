@@ -493,8 +493,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     play = sub.add_parser("play", help="play one game between two agents")
     play.add_argument("battle", help="env name, e.g. berestechko_v0 or berestechko")
-    play.add_argument("--p1", default="random", help="first player's agent: random, scripted, mcts, mcts:N, human, pretrained, "
-                                                           "ckpt:PATH")
+    play.add_argument("--p1", default="random",
+                      help="first player's agent: random, scripted, mcts, mcts:N, human, pretrained, ckpt:PATH")
     play.add_argument("--p2", default="random", help="second player's agent (same specs)")
     play.add_argument("--seed", type=int, default=1, help="dice seed, >= 0 (agents get seeds derived from it)")
     play.add_argument("--render", choices=("ansi", "rgb_array", "none"), default="none",
