@@ -257,3 +257,27 @@ def test_6_0_in_an_enemy_zoc_the_turn_to_fire_counts_toward_the_one_vertex():
     assert pos_of(s, "R01")["facing"] == 5 and decision(s) == "move/fire: unit action"
     assert _faces(s) == {5, 0, 1}   # still one vertex from facing 0, not from facing 5
 
+
+
+def test_11_3_fire_at_a_horse_that_counter_charges_it_is_resolved_as_the_horse_stood():
+    """11.3: the counter-charge DR comes before the fire, the fire is resolved, then the horse turns and charges
+    (C21, C55): a shot through its flank keeps the +1 of 9.3.1 although the counter-charge succeeds."""
+    eng = engine()
+    mid = nb("4010", 0)
+    t2 = nb(mid, 0)
+    back = eng.geo.dirs_to[hx(t2)][hx(mid)][0]
+    lines = {}
+    for cc in (False, True):
+        s, d = _lookout([{"id": "R01", "hex": "4010", "facing": 0},
+                         {"id": "M38", "hex": t2, "facing": (back - 2) % 6}],   # the bowman across its flank
+                        [0, 6] + [9] * 6 if cc else [6] + [9] * 6)
+        play(s, d, A("UNIT", "R01"), A("HEX", t2))
+        assert decision(s) == "counter-charge (fire)"
+        play(s, d, A("FACE", back) if cc else A("OPT", "NO"))
+        lines[cc] = [line for line in s.log if line.startswith(("Fire", "Counter-charge by"))]
+        if cc:
+            assert pos_of(s, "M38")["facing"] == back   # it turned to counter-charge, after the fire
+    fire = f"Fire B 4010 at H {t2}: DR 6 +1 (horse flank 9.3.1) = 7 -> D [9.3]"
+    assert lines[False] == [fire]
+    assert lines[True][0].startswith(f"Counter-charge by H {t2}: DR 0") and "succeeds" in lines[True][0]
+    assert lines[True][1] == fire

@@ -469,3 +469,29 @@ def test_11_3_attacked_from_the_rear_only_may_not_counter_charge():
     eng = engine()
     assert decision(s).startswith("defend")   # it may retreat before the foot's shock (10.1), not counter-charge
     assert not [a for a in eng.legal_actions(s) if eng.AL.FACE <= a < eng.AL.FACE + 6]
+
+
+def test_10_2_strength_is_the_declared_battles_after_a_continued_attack_in_either_order():
+    """10.2: R06 (3912) shocks 4011 and 4012, R07 (3913) 4012 and 4013, R08 (3914) 4013: one battle, three against
+    three, no Strength modifier on any roll. R06's Continued Attack (12.4, a battle of its own: C26) does not change
+    that battle, whichever defender is resolved first (C46, C56)."""
+    from kulikovo_testlib import legal
+
+    eng = engine()
+
+    def face_toward(h, a, b):
+        return next(f for f in range(6) if set(eng.geo.frontal(hx(h), f)) == {hx(a), hx(b)})
+
+    fr, fm = face_toward("3912", "4011", "4012"), face_toward("4012", "3912", "3913")
+    units = [{"id": "R06", "hex": "3912", "facing": fr}, {"id": "R07", "hex": "3913", "facing": fr},
+             {"id": "R08", "hex": "3914", "facing": fr}, {"id": "M03", "hex": "4011", "facing": fm},
+             {"id": "M04", "hex": "4012", "facing": fm}, {"id": "M05", "hex": "4013", "facing": fm}]
+    for order, dice in ((["4011", "4012", "4013"], [2, 7, 0, 2, 9, 9, 9]), (["4011", "4013", "4012"], [2, 2, 7, 0, 9])):
+        s, d = new(units, [], to_move={"player": "russian", "activate": "Advance"}, dice=dice)
+        script = [A("OPT", "PASS"), A("UNIT", "R06"), A("OPT", "SHOCK_ALL"), A("UNIT", "R07"), A("OPT", "SHOCK_ALL"),
+                  A("UNIT", "R08"), A("OPT", "SHOCK_ALL"), A("OPT", "PASS")] + [A("HEX", h) for h in order]
+        while script:
+            mine = player(s) == 0 and decision(s) not in ("facing", "retreat path", "advance after shock: which unit")
+            play(s, d, script.pop(0) if mine else min(legal(s)))
+        shocks = [line for line in s.log if line.startswith("Shock") and "vs R 4013" in line]
+        assert shocks == ["Shock R 3913+R 3914 vs R 4013: DR 2 +1 (defense) = 3 -> - [10.2]"], shocks

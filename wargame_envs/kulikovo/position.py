@@ -146,7 +146,7 @@ def _domains(eng) -> dict[str, tuple[Any, Any]]:
     hexes, units = (-1, N - 1), (-1, U - 1)
     return {
         "u_hex": hexes, "u_face": (0, 5), "u_status": (0, len(STATUS_NAMES) - 1), "u_flags": (0, INT32[1]),
-        "u_mp": (-99, 99), "u_attacks": (0, 99), "u_tgt": units, "u_left": hexes, "u_react": units,
+        "u_mp": (-99, 99), "u_attacks": (0, 99), "u_tgt": units, "u_dtgt": units, "u_left": hexes, "u_react": units,
         "u_vac": hexes, "u_ccv": units, "hex_unit": units,
         "l_hex": hexes, "l_state": (0, len(LEADER_STATE_NAMES) - 1), "l_rating": (-9, 9), "l_range": (-9, 20),
         "l_flags": (0, LF_OC | LF_MOVED | LF_REAL | LF_FD),
@@ -158,6 +158,8 @@ def _domains(eng) -> dict[str, tuple[Any, Any]]:
 def _from_internal(eng, pos):
     s = eng.state_class()
     internal = _record("internal", pos["internal"], tuple(name for name, *_ in s._layout))
+    if "u_dtgt" not in internal and "u_tgt" in internal:  # a position written before 2026-12-05: the declared
+        internal = {**internal, "u_dtgt": internal["u_tgt"]}  # battle was the targets then named (C56)
     domains = _domains(eng)
     for name, _, _, shape in s._layout:
         field = f"internal.{name}"
@@ -282,6 +284,7 @@ def _from_fields(eng, pos):
     s.u_status[:] = ELIMINATED
     s.hex_unit[:] = -1
     s.u_tgt[:] = -1
+    s.u_dtgt[:] = -1
     s.u_left[:] = -1
     s.u_react[:] = -1
     s.u_vac[:] = -1

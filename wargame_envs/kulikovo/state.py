@@ -106,5 +106,6 @@ def state_class(n_hexes: int, n_units: int, n_leaders: int, n_ambush: int) -> ty
         "l_flags": (n_leaders,),
         "std_hex": (2,), "std_captured": (2,), "fp": (2,), "ambush": (n_ambush,),
         "g": (N_GLOBALS,), "stack": (STACK_DEPTH, TASK_WIDTH),
+        "u_dtgt": (n_units, 2),  # the targets its Shock or Charge declared (10.0), kept through a Continued Attack
     }
     return sized_state_class(KulikovoState, f"KulikovoState_{n_hexes}_{n_units}_{n_leaders}_{n_ambush}", fields)

@@ -193,6 +193,7 @@ def auto_activate(c, T, t):
     c.u_flags[:] &= ~(ACTIVATION_FLAGS | F_RETURNED)  # F_RETURNED: once per enemy activation (9.2)
     c.u_attacks[:] = 0
     c.u_tgt[:] = -1
+    c.u_dtgt[:] = -1
     c.u_left[:] = -1
     c.u_react[:] = -1
     c.u_vac[:] = -1

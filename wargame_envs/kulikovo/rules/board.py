@@ -149,6 +149,8 @@ def retire(c, T, u):
     c.u_flags[u] |= F_DONE
     c.u_tgt[u, 0] = -1
     c.u_tgt[u, 1] = -1
+    c.u_dtgt[u, 0] = -1
+    c.u_dtgt[u, 1] = -1
     std = c.std_hex[p]
     best, bd, bx = -1, 1 << 30, 1 << 30
     for i in range(T.N):

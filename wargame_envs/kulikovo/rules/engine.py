@@ -296,6 +296,7 @@ class KulikovoEngine(HiddenInfoMixin, Engine):
         s.u_hex[:] = -1
         s.l_hex[:] = -1
         s.u_tgt[:] = -1
+        s.u_dtgt[:] = -1
         s.u_left[:] = -1
         s.u_react[:] = -1
         s.u_vac[:] = -1

@@ -327,9 +327,13 @@ def do_cc_fire(c, T, t, a):
     k = near_index(T, x, c.u_hex[firer])
     flank = category(T, x, k, c.u_face[tgt]) == FLANK
     if cc_roll(c, T, tgt, flank):
-        c.u_face[tgt] = f
         c.u_flags[tgt] |= F_CC_OK
         c.u_ccv[tgt] = firer
+        # 11.3: the fire is resolved against the unit as it stands; it turns to counter-charge after (C55)
+        for i in range(c.g[G_SP] - 1, -1, -1):
+            if c.stack[i, 0] == A_FIRE and c.stack[i, 2] == firer and c.stack[i, 3] == tgt:
+                c.stack[i, 5] = f
+                break
 
 
 # ------------------------------------------------------------------ return / reaction
@@ -414,6 +418,8 @@ def fire_result(T, tgt, adj):
 
 @kernel
 def auto_fire(c, T, t):
+    """9.3: fire ``(firer, target, reaction, counter-charge facing or -1)`` resolved; a target whose counter-charge
+    against it succeeded then turns to that facing (C55) and counter-charges."""
     f, tgt, reaction = t[2], t[3], t[4]
     if c.u_hex[f] < 0 or c.u_hex[tgt] < 0:
         c.u_flags[tgt] &= ~F_RETURNING
@@ -438,6 +444,8 @@ def auto_fire(c, T, t):
         apply_fire_result(c, T, f, res2, adj2, tx)
     if c.u_flags[tgt] & F_CC_OK:
         c.u_flags[tgt] &= ~F_CC_OK
+        if t[5] >= 0 and c.u_hex[tgt] >= 0 and c.u_status[tgt] != RETIRED:
+            c.u_face[tgt] = t[5]
         q = T.uplayer[tgt]
         mark = np.zeros(T.U, np.bool_)
         targeted(c, T, q, mark)

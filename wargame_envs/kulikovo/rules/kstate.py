@@ -17,7 +17,7 @@ from ..state import G_SP, N_GLOBALS, STACK_DEPTH, TASK_WIDTH
 Ctx = record("Ctx", (
     "buf", "u_hex", "u_face", "u_status", "u_flags", "u_mp", "u_attacks", "u_tgt", "u_left", "u_react", "u_vac",
     "u_ccv", "hex_unit", "l_hex", "l_state", "l_rating", "l_range", "l_flags", "std_hex", "std_captured", "fp",
-    "ambush", "g", "stack",
+    "ambush", "g", "stack", "u_dtgt",
     # dice (core.chance), events (core.events)
     "dv", "ds", "ev", "evn",
     # scratch: ZOC against each side (count and units per hex, 7.0), the pending options (a mask)
@@ -37,7 +37,7 @@ def make_ctx(buf, T, dv, ds, ev, evn, zc, zu, opts):
                buf[o[15]:o[15] + NL], buf[o[16]:o[16] + NL], buf[o[17]:o[17] + 2], buf[o[18]:o[18] + 2],
                buf[o[19]:o[19] + 2], buf[o[20]:o[20] + T.NAMB], buf[o[21]:o[21] + N_GLOBALS],
                buf[o[22]:o[22] + STACK_DEPTH * TASK_WIDTH].reshape((STACK_DEPTH, TASK_WIDTH)),
-               dv, ds, ev, evn, zc, zu, opts)
+               buf[o[23]:o[23] + 2 * U].reshape((U, 2)), dv, ds, ev, evn, zc, zu, opts)
 
 
 # One game bound to an engine, the one argument (with the dice) of the engine's entry kernels (``turn.k_step``,

@@ -190,12 +190,17 @@ def opt_shock_mode(c, T, t, mask):
 
 
 @kernel
-def _declare(c, u, fe, nf):
+def _declare(c, u, fe, nf, continued=False):
     """The targets of ``u``'s attack (10.0): named, not yet resolved; the attack counted (12.4: "each previous
-    Attack undertaken", one for a Shock, a Charge or a Continued Attack, whatever the number of its targets)."""
+    Attack undertaken", one for a Shock, a Charge or a Continued Attack, whatever the number of its targets).
+    The declared battle (``u_dtgt``, 10.2 Strength) keeps the Shock's or Charge's targets through a Continued
+    Attack, which is a battle of its own (C26, C56)."""
     c.u_attacks[u] += 1
     c.u_tgt[u, 0] = fe[0] if nf > 0 else -1
     c.u_tgt[u, 1] = fe[1] if nf > 1 else -1
+    if not continued:
+        c.u_dtgt[u, 0] = c.u_tgt[u, 0]
+        c.u_dtgt[u, 1] = c.u_tgt[u, 1]
     for i in range(nf):
         c.u_flags[fe[i]] &= ~F_RESOLVED
 
@@ -425,7 +430,8 @@ def do_defense(c, T, t, a):
 def battle_group(c, T, d, att, na, ga, gd):
     """Attackers (``ga``) and defenders (``gd``, bool per unit) linked to ``d`` through declared targets
     (10.2 Strength Advantage). Declared defenders count even once resolved (10.2 play note: 1 unit
-    attacking 2 rolls twice, each with -1)."""
+    attacking 2 rolls twice, each with -1), and a unit's Continued Attack changes nothing here: the battle is
+    the one declared, whatever the order of resolution (``u_dtgt``; C14, C46, C56)."""
     p = 1 - T.uplayer[d]
     for i in range(na):
         ga[att[i]] = True
@@ -438,13 +444,13 @@ def battle_group(c, T, d, att, na, ga, gd):
                 continue
             if ga[a]:
                 for k in range(2):
-                    v = c.u_tgt[a, k]
+                    v = c.u_dtgt[a, k]
                     if v >= 0 and not gd[v]:
                         gd[v] = True
                         changed = True
             else:
                 for k in range(2):
-                    v = c.u_tgt[a, k]
+                    v = c.u_dtgt[a, k]
                     if v >= 0 and gd[v]:
                         ga[a] = True
                         changed = True
@@ -785,7 +791,7 @@ def auto_post(c, T, t):
             return
         c.u_flags[a] |= F_CA_MODE
         c.u_flags[a] &= ~F_CHARGING  # 11.1: a continued attack is regular Shock
-        _declare(c, a, fe, nf)
+        _declare(c, a, fe, nf, True)
         for i in range(nf - 1, -1, -1):
             push(c, A_RESOLVE, p, fe[i], -1, 0, a)
             push(c, D_DEFENSE, 1 - p, fe[i], a)

@@ -19,7 +19,7 @@ from .records import record
 # state fields the kernels read, in ArrayState order (each becomes a view of the buffer, see kstate.py)
 STATE_FIELDS = ("u_hex", "u_face", "u_status", "u_flags", "u_mp", "u_attacks", "u_tgt", "u_left", "u_react",
                 "u_vac", "u_ccv", "hex_unit", "l_hex", "l_state", "l_rating", "l_range", "l_flags", "std_hex",
-                "std_captured", "fp", "ambush", "g", "stack")
+                "std_captured", "fp", "ambush", "g", "stack", "u_dtgt")
 
 NEAR = 18  # hexes at range 1-2
 
