@@ -495,3 +495,20 @@ def test_10_2_strength_is_the_declared_battles_after_a_continued_attack_in_eithe
             play(s, d, script.pop(0) if mine else min(legal(s)))
         shocks = [line for line in s.log if line.startswith("Shock") and "vs R 4013" in line]
         assert shocks == ["Shock R 3913+R 3914 vs R 4013: DR 2 +1 (defense) = 3 -> - [10.2]"], shocks
+
+
+def test_12_1_a_defender_retreats_away_from_the_attackers_that_rolled_not_one_driven_off():
+    """12.1: the retreat goes away from the units inflicting it. R15 (4010) shocks M03 and M04, R16 (4209) M04;
+    R15's roll against M03 (AD+AR) drives it off to 3910, so M04 is shocked by R16 alone (DD+DR) and may retreat
+    to 4010, away from R16: R15's old claim on it no longer narrows its way out (C59)."""
+    from kulikovo_testlib import legal
+
+    units = [{"id": "R15", "hex": "4010", "facing": 0}, {"id": "M03", "hex": "4111", "facing": 3},
+             {"id": "M04", "hex": "4110", "facing": 3}, {"id": "R16", "hex": "4209", "facing": 3}]
+    s, d = new(units, [leader("Dmitri", "3909")], to_move={"player": "russian", "activate": "Supreme", "free": False},
+               dice=[0, 4])
+    play(s, d, A("OPT", "PASS"), A("UNIT", "R15"), A("OPT", "SHOCK_ALL"), A("UNIT", "R16"), A("OPT", "SHOCK_ALL"),
+         A("OPT", "PASS"), A("HEX", "4111"), A("HEX", "3910"), A("FACE", 0), A("HEX", "4110"))
+    assert "Shock H 4209 vs R 4110: DR 4" in log_text(s) and "-> DD+DR [10.2]" in log_text(s)
+    assert pos_of(s, "M04")["status"] == "disordered" and player(s) == 1
+    assert A("HEX", "4010") in legal(s)

@@ -12,8 +12,8 @@ from ...core.jit import kernel
 from ..events import EV_LEADER_CAPTURED, EV_LEADER_SURROUNDED, EV_RETIRE_NO_STD, EV_RETIRED_LOST, \
     EV_STD_CAPTURED, EV_TRUNCATED
 from ..state import (
-    DISORDERED, ELIMINATED, F_DONE, F_RESOLVED, G_ACTIVATIONS, G_AMBUSH_PLACED, G_MAX_ACT, G_OVER, G_TRUNC,
-    NORMAL, RETIRED,
+    DISORDERED, ELIMINATED, F_DONE, F_RBS_DONE, F_RESOLVED, G_ACTIVATIONS, G_AMBUSH_PLACED, G_MAX_ACT, G_OVER,
+    G_TRUNC, NORMAL, RETIRED,
 )
 from .kstate import log
 from .leaders import check_ambush_los, kill_leader, leaders_at, nearest_friend
@@ -205,3 +205,30 @@ def displace_leaders(c, T, h, p):
             kill_leader(c, T, l)
         else:
             c.l_hex[l] = target
+
+
+# ------------------------------------------------------------ attacks
+@kernel
+def names_target(c, a, d):
+    """Whether unit ``a``'s declared attack names ``d``."""
+    return c.u_tgt[a, 0] == d or c.u_tgt[a, 1] == d
+
+
+@kernel
+def attackers_of(c, T, d, out):
+    """The units whose declared attack on ``d`` is still on (next to it, able to fight); returns how
+    many."""
+    dh = c.u_hex[d]
+    if dh < 0:
+        return 0
+    q = 1 - T.uplayer[d]
+    n = 0
+    for a in range(T.side_ufirst[q], T.side_uend[q]):
+        h = c.u_hex[a]
+        st = c.u_status[a]
+        if h < 0 or (st != NORMAL and st != DISORDERED) or c.u_flags[a] & F_RBS_DONE:
+            continue
+        if names_target(c, a, d) and T.dist[h, dh] == 1:
+            out[n] = a
+            n += 1
+    return n

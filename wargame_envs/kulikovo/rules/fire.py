@@ -22,7 +22,7 @@ from ..state import (
     F_LEFT_HEX, F_RETURNED, F_RETURNING, F_STOPPED,
     F_XBOW_REACTED, G_ACTIVE, G_SP, NORMAL, RETIRED,
 )
-from .board import disorder, eliminate, enter, retire, targeted
+from .board import attackers_of, disorder, eliminate, enter, retire, targeted
 from .kstate import insert_below, log, pop, push
 from .leaders import leader_check_fire
 from .tables import (
@@ -583,8 +583,9 @@ def retreat_sources(c, T, t, out):
     """Hexes of the units inflicting the retreat (12.1): task (player, unit, mode, ref hex, the one unit
     inflicting it or -1); mode 0: away from ``ref``; mode 1 (a defender): away from its attackers: the one
     named (a Counter-Charger, 11.3, or a unit making a Continued Attack, 12.4) or else the units whose
-    declared attack names it. ``ref`` (mode 1: an attacker's hex when the result was rolled) stands in only
-    if none of them is on the map. Returns how many."""
+    declared attack on it is still on (:func:`~.board.attackers_of`: next to it, able to fight; not one already
+    driven off, C59). ``ref`` (mode 1: an attacker's hex when the result was rolled) stands in only if none of
+    them is. Returns how many."""
     u, mode, ref, one = t[2], t[3], t[4], t[5]
     if mode == 0:
         out[0] = ref
@@ -592,11 +593,10 @@ def retreat_sources(c, T, t, out):
     if one >= 0:
         out[0] = c.u_hex[one] if c.u_hex[one] >= 0 else ref
         return 1
-    n = 0
-    for a in range(T.U):
-        if c.u_hex[a] >= 0 and (c.u_tgt[a, 0] == u or c.u_tgt[a, 1] == u):
-            out[n] = c.u_hex[a]
-            n += 1
+    att = np.empty(T.U, np.int64)
+    n = attackers_of(c, T, u, att)
+    for i in range(n):
+        out[i] = c.u_hex[att[i]]
     if n == 0:
         out[0] = ref
         n = 1

@@ -29,7 +29,7 @@ from ..state import (
     D_SHOCK_MODE, DISORDERED, F_ACTED, F_ADV, F_CA, F_CA_MODE, F_CC_NEGATE, F_CC_WAIT, F_CHARGING, F_DECLARED,
     F_DIS_IN_ATTACK, F_DORMANT, F_INCMD, F_MOVED, F_RBS_DONE, F_RESOLVED, F_START_ZOC, G_SP, NORMAL, RETIRED,
 )
-from .board import defense, disorder, eliminate, enter, retire, targeted
+from .board import attackers_of, defense, disorder, eliminate, enter, names_target, retire, targeted
 from .fire import cat, cc_eligible, cc_roll, charge_barred, charge_step_barred, dir_to, retreat_options
 from .kstate import log, pop, push
 from .leaders import any_leader_at, leader_check_shock
@@ -41,11 +41,6 @@ from .tables import (
 )
 from .zoc import adjacent_enemy, zoc_fill
 
-
-
-@kernel
-def _has_tgt(c, a, d):
-    return c.u_tgt[a, 0] == d or c.u_tgt[a, 1] == d
 
 
 # ------------------------------------------------------------------ declaration
@@ -240,26 +235,6 @@ def do_shock_mode(c, T, t, a):
 
 # ------------------------------------------------------------------ resolution
 @kernel
-def attackers_of(c, T, d, out):
-    """The units whose declared attack on ``d`` is still on (next to it, able to fight); returns how
-    many."""
-    dh = c.u_hex[d]
-    if dh < 0:
-        return 0
-    q = 1 - T.uplayer[d]
-    n = 0
-    for a in range(T.side_ufirst[q], T.side_uend[q]):
-        h = c.u_hex[a]
-        st = c.u_status[a]
-        if h < 0 or (st != NORMAL and st != DISORDERED) or c.u_flags[a] & F_RBS_DONE:
-            continue
-        if _has_tgt(c, a, d) and T.dist[h, dh] == 1:
-            out[n] = a
-            n += 1
-    return n
-
-
-@kernel
 def attack_party(c, T, d, ca, out):
     """The units attacking ``d``: its declared attackers (:func:`attackers_of`), or for a Continued
     Attack (12.4) by unit ``ca`` that unit alone: units whose earlier attack named ``d`` (resolved,
@@ -272,7 +247,7 @@ def attack_party(c, T, d, ca, out):
         return attackers_of(c, T, d, out)
     h, dh = c.u_hex[ca], c.u_hex[d]
     st = c.u_status[ca]
-    if h < 0 or dh < 0 or (st != NORMAL and st != DISORDERED) or T.dist[h, dh] != 1 or not _has_tgt(c, ca, d):
+    if h < 0 or dh < 0 or (st != NORMAL and st != DISORDERED) or T.dist[h, dh] != 1 or not names_target(c, ca, d):
         return 0
     out[0] = ca
     return 1
@@ -673,7 +648,7 @@ def auto_after_roll(c, T, t):
         na = 1
     else:
         for a in range(T.side_ufirst[p], T.side_uend[p]):
-            if _has_tgt(c, a, d):
+            if names_target(c, a, d):
                 att[na] = a
                 na += 1
     if vac >= 0 and c.hex_unit[vac] < 0:
