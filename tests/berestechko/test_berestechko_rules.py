@@ -335,6 +335,7 @@ def test_8_2_6_tatar_target_retreats_an_extra_hex_even_without_effect():
     assert decision(s) == "retreat" and not unit(s, "Kalga")["disorganized"]
     play(s, dice, "hex:43")
     assert unit(s, "Kalga")["hex"] == "43"
+    assert "Kalga retreats 33 -> 43 [8.2.5]" in s.log  # a ranged retreat cites 8.2.5, not 8.1.7
 
 
 # ------------------------------------------------------------------------------ 8.3 wagons
@@ -494,6 +495,7 @@ def test_8_2_5_ranged_retreat_to_the_side_can_destroy():
     assert decision(s) == "retreat" and {ENGINE.grid.ids[h] for h in np.flatnonzero(ENGINE.legal_mask(s))} == {"32", "34"}
     play(s, dice, "hex:34")
     assert unit(s, "Hrunka")["status"] == DESTROYED
+    assert "Hrunka retreats 33 -> 34 (to the side) [8.2.5]" in s.log
 
 
 def test_9_withdrawn_tatars_cannot_recover_but_take_additional_activations():
@@ -513,3 +515,5 @@ def test_8_1_7_cossack_infantry_does_not_retreat_onto_its_own_lone_wagons():
                     dice=[2, 1, 1], rolls=[8, 8, 1, 1])
     play(s, dice, "die:2", "unit:Kalinowski", "hex:34", "hex:44")
     assert {ENGINE.grid.ids[h] for h in np.flatnonzero(ENGINE.legal_mask(s)) if h < 49} == {"43", "45"}
+    play(s, dice, "hex:45")
+    assert "Bohun retreats 44 -> 45 (to the side) [8.1.7]" in s.log  # close combat: 8.1.7

@@ -293,3 +293,44 @@ def test_15_0_free_setup_plays_through_setup_decisions():
     assert eng.check_invariants(s) == []
     hexes = {l["name"]: l["hex"] for l in eng.to_position(s)["leaders"]}
     assert "3012" in (hexes["Dmitri"], hexes["False Dmitri"])
+
+
+def test_13_4_both_dmitris_caught_together_the_real_one_revealed_is_not_killed_in_the_old_hex():
+    """13.3, 13.4: both Dmitri counters alone in 3612, the real one being the counter named False Dmitri (C34's
+    hidden choice). M13 enters: the other counter is captured first and revealed as the False Dmitri, which sends
+    the real one to his Standard. He is no longer in 3612, so he is not captured there as well (until 2026-12-05
+    he was, and died with 5 Flight Points and no escape roll; C60)."""
+    eng = engine()
+    names = [l["name"] for l in eng.sc.leaders]
+    lone, start = "3612", "3712"
+    step = eng.geo.nbr[hx(start)].index(hx(lone))
+    s, d = new([{"id": "M13", "hex": start, "facing": 3}, {"id": "R22", "hex": "3512", "facing": 0}],
+               [leader("Left Flank commander", start), leader("Dmitri", lone, rating=4, real=False),
+                leader("False Dmitri", lone, rating=4, real=True)],
+               false_dmitri=True, to_move={"player": "mongol", "activate": "Left Flank", "free": False}, dice=[])
+    play(s, d, A("UNIT", "M13"), A("DIR", step))
+    text = log_text(s)
+    assert text.count(f"alone in {lone} is captured") == 1
+    assert "killed: +5 FP" not in text
+    real = eng.to_position(s)["leaders"][names.index("False Dmitri")]
+    assert real["hex"] == "3012"
+    assert eng.flight_points(s, 0) == 0
+
+
+def test_15_1_free_setup_without_false_dmitri_offers_dmitri_the_standard_and_his_regiment():
+    """15.1 deploys Dmitri "as per the False Dmitri rule" (one counter with the Standard, 3012); 15.0 lets a
+    leader stand with any unit of his formation. Without 13.4 the free set-up offers both (C61; until
+    2026-12-05 only the Supreme Regiment's hexes)."""
+    eng = engine()
+    dmitri = [l["name"] for l in eng.sc.leaders].index("Dmitri")
+    d = Dice(1)
+    s = eng.new_state({"setup": "free"}, d)
+    rng = __import__("numpy").random.default_rng(0)
+    while decision(s) != "setup: leader hex" or eng.pending(s)["args"][0] != dmitri:
+        la = eng.legal_actions(s)
+        eng.apply(s, la[rng.integers(len(la))], d)
+    offered = {eng.grid.ids[a] for a in eng.legal_actions(s)}
+    supreme = {u["hex"] for u in eng.to_position(s)["units"] if u["command"] == "Supreme"}
+    assert offered == supreme | {"3012"}
+    play(s, d, A("HEX", "3012"))
+    assert eng.to_position(s)["leaders"][dmitri]["hex"] == "3012"

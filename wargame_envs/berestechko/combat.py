@@ -8,8 +8,8 @@ The sequence in ``sequence.py`` decides when they run.
 from __future__ import annotations
 
 from ..core.jit import kernel
-from .events import EV, SPIRIT_WHY, WHY, log
-from .state import CLOSE, DESTROYED, ON_MAP, WITHDRAWN, Reason, S
+from .events import EV, RETREAT_RANGED, RETREAT_SIDEWAYS, SPIRIT_WHY, WHY, log
+from .state import CLOSE, DESTROYED, ON_MAP, RANGED, WITHDRAWN, Reason, S
 from .victory import end_game
 
 
@@ -225,7 +225,7 @@ def settle_retreat(k, g, io):
         if g.status[u] == ON_MAP:
             if can_retreat(k, g, u):
                 return
-            log(io, EV.NO_RETREAT_HEX, u, 0, 0, 0)
+            log(io, EV.NO_RETREAT_HEX, u, 1 if g.sc[S.KIND] == RANGED else 0, 0, 0)
             destroy(k, g, io, u, WHY.NO_HEX)
     g.sc[S.RET_UNIT] = -1
     g.sc[S.RET_LEFT] = 0
@@ -239,7 +239,8 @@ def retreat_step(k, g, io, h):
     sideways = retreat_sideways(k, g, u)
     frm = g.hex[u]
     place(k, g, io, u, h)
-    log(io, EV.RETREATS, u, frm, h, 1 if sideways else 0)
+    log(io, EV.RETREATS, u, frm, h, (RETREAT_SIDEWAYS if sideways else 0)
+        | (RETREAT_RANGED if g.sc[S.KIND] == RANGED else 0))
     g.sc[S.RET_LEFT] -= 1
     if sideways:
         apply_loss(k, g, io, u, WHY.SIDEWAYS)

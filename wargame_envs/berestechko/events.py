@@ -59,8 +59,8 @@ EVENTS = (
     ("DESTROYED", "8.1.4"),              # unit, why (WHY), hex (-1 none)
     ("LOSS", "8.1.4"),                   # unit, why
     ("WAGON_HOLDS", "8.3"),              # unit: it cannot retreat from its wagons
-    ("NO_RETREAT_HEX", "8.1.7"),         # unit
-    ("RETREATS", "8.1.7"),               # unit, from, to, to the side
+    ("NO_RETREAT_HEX", "8.1.7"),         # unit, ranged (8.2.5)
+    ("RETREATS", "8.1.7"),               # unit, from, to, RETREAT_SIDEWAYS | RETREAT_RANGED (8.2.5)
 )
 EV = namedtuple("EventCodes", [name for name, _ in EVENTS])(*range(len(EVENTS)))
 
@@ -130,6 +130,16 @@ def _combat_roll(names, ids, a, b, c, d):
     raise ValueError("combat roll rows are joined by log_lines")
 
 
+#: Flags of a RETREATS event's last argument: to the side (8.1.7), after ranged combat (8.2.5).
+RETREAT_SIDEWAYS, RETREAT_RANGED = 1, 2
+
+
+def _retreat_rule(ranged: int) -> str:
+    """The case a retreat follows: 8.1.7 after close combat, 8.2.5 after ranged combat (with 8.2.6's extra
+    hex for Tatars)."""
+    return "8.2.5" if ranged else "8.1.7"
+
+
 #: code -> sentence(names, ids, a, b, c, d), in the order of EVENTS
 _SENTENCES = dict([
     (EV.THROW, lambda n, i, a, b, c, d: f"{SIDE_TEXT[a]} throws {b}, {c}, {d} [4.1]"),
@@ -182,9 +192,9 @@ _SENTENCES = dict([
     (EV.DESTROYED, lambda n, i, a, b, c, d: f"{n[a]} destroyed ({WHY_TEXT[b]})" + (f" at {i[c]}" if c >= 0 else "")),
     (EV.LOSS, lambda n, i, a, b, c, d: f"{n[a]} suffers losses: disorganized ({WHY_TEXT[b]})"),
     (EV.WAGON_HOLDS, lambda n, i, a, b, c, d: f"{n[a]} cannot retreat from its wagons: losses instead [8.3]"),
-    (EV.NO_RETREAT_HEX, lambda n, i, a, b, c, d: f"{n[a]} has no free hex to retreat to [8.1.7]"),
-    (EV.RETREATS, lambda n, i, a, b, c, d:
-        f"{n[a]} retreats {i[b]} -> {i[c]}" + (" (to the side) [8.1.7]" if d else " [8.1.7]")),
+    (EV.NO_RETREAT_HEX, lambda n, i, a, b, c, d: f"{n[a]} has no free hex to retreat to [{_retreat_rule(b)}]"),
+    (EV.RETREATS, lambda n, i, a, b, c, d: f"{n[a]} retreats {i[b]} -> {i[c]}"
+        + (" (to the side)" if d & RETREAT_SIDEWAYS else "") + f" [{_retreat_rule(d & RETREAT_RANGED)}]"),
 ])
 assert sorted(_SENTENCES) == list(range(len(EVENTS))), "every event code has a sentence"
 _SENTENCES = tuple(_SENTENCES[code] for code in range(len(EVENTS)))

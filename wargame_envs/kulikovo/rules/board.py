@@ -16,7 +16,7 @@ from ..state import (
     G_TRUNC, NORMAL, RETIRED,
 )
 from .kstate import log
-from .leaders import check_ambush_los, kill_leader, leaders_at, nearest_friend
+from .leaders import check_ambush_los, kill_leader, leaders_at, nearest_friend, still_at
 from .tables import TV_V_RETIRED, TV_V_STANDARD
 from .zoc import zoc_fill
 
@@ -93,6 +93,8 @@ def enter(c, T, u, y, carry_leaders=True):
         capture_standard(c, T, q, u)
     n = leaders_at(c, T, y, q, ls)
     for i in range(n):
+        if not still_at(c, ls[i], y):
+            continue
         log(c, EV_LEADER_CAPTURED, ls[i], y, u)
         kill_leader(c, T, ls[i])
     if p == 1 and not c.g[G_AMBUSH_PLACED]:
@@ -185,6 +187,8 @@ def displace_leaders(c, T, h, p):
     zoc_fill(c, T, p)  # (a leader on his own Standard's hex is no exception: 13.3 knows none; C28)
     for i in range(n):
         l = ls[i]
+        if not still_at(c, l, h):
+            continue
         surrounded = True
         for d in range(6):
             t = T.nbr[h, d]

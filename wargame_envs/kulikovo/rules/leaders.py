@@ -43,6 +43,13 @@ def leader_in_play(c, l):
 
 
 @kernel
+def still_at(c, l, h):
+    """Leader ``l`` still in play in hex ``h``: a loop over ``leaders_at`` re-checks each, since handling one
+    can move another (13.4: a revealed False Dmitri sends the real one to his Standard)."""
+    return c.l_hex[l] == h and in_play_state(c.l_state[l])
+
+
+@kernel
 def leaders_at(c, T, h, p, out):
     """Leaders in play in hex ``h`` (of player ``p``; -1: either) into ``out``; returns how many."""
     n = 0
@@ -298,7 +305,7 @@ def leader_check_shock(c, T, u):
     n = leaders_at(c, T, h, T.uplayer[u], ls)
     for i in range(n):
         l = ls[i]
-        if c.l_state[l] == L_REPL_DEAD:
+        if c.l_state[l] == L_REPL_DEAD or not still_at(c, l, h):
             continue
         dr = roll(c.dv, c.ds, 10, 0)
         rating = activation_rating(c, T, l)
@@ -315,7 +322,7 @@ def leader_check_fire(c, T, h, p):
     n = leaders_at(c, T, h, p, ls)
     for i in range(n):
         l = ls[i]
-        if c.l_state[l] == L_REPL_DEAD:
+        if c.l_state[l] == L_REPL_DEAD or not still_at(c, l, h):
             continue
         dr = roll(c.dv, c.ds, 10, 0)
         killed = dr >= T.tv[TV_FIRE_LEADER_KILLED_MIN]

@@ -64,7 +64,8 @@ def do_setup_face(c, T, t, a):
 @kernel
 def opt_setup_leader(c, T, t, mask):
     """15.1, 15.3: a Russian leader with a unit of his command (the Ambush leader in the Regiment's hexes;
-    under 13.4 the Dmitri not with the Standard with any other unit); a Mongol leader atop or within 1
+    under 13.4 the Dmitri not with the Standard with any other unit; without it Dmitri also with the
+    Standard, C61); a Mongol leader atop or within 1
     hex of a unit of his command."""
     p, l = t[1], t[2]
     cmd = T.lcmd[l]
@@ -87,6 +88,11 @@ def opt_setup_leader(c, T, t, mask):
             if c.u_hex[u] >= 0:
                 mask[c.u_hex[u]] = True
                 n += 1
+        if T.l_overall[l] and std >= 0 and not mask[std]:
+            # 15.1 deploys Dmitri "as per the False Dmitri rule", which puts him with the Standard; 15.0 lets a
+            # leader stand with any unit of his formation: without 13.4 he may do either (C61)
+            mask[std] = True
+            n += 1
         return n
     for u in range(T.cmd_ufirst[cmd], T.cmd_uend[cmd]):
         h = c.u_hex[u]
