@@ -89,7 +89,7 @@ def _mongol_decisions(seed: int, activations: int):
 def _reading(s):
     """The heuristic's reading context of ``s`` and the engine's compiled tables."""
     T = engine().tables()
-    return ks.reading_ctx(s.buf, T, ks.new_scratch()), T
+    return ks.reading_ctx(s.buf, T, ks.new_scratch(T)), T
 
 
 def _expected_command_value(s, player, cmd):
