@@ -24,7 +24,7 @@ from agents.scripted_kernels import best_legal_score
 from wargame_envs.breitenfeld import combat
 from wargame_envs.breitenfeld.actions import ADD_LEADERS, END, EXIT, RESOLVE, RESOLVE_CHARGE
 from wargame_envs.breitenfeld.state import (D_ART, D_ATTACK, D_COMBAT, D_LEADER, D_LOSS, D_MOVE_DEST,
-                                            D_MOVE_SELECT, D_SWAP, G_ART_IDX, G_DEC, G_PLAYER, G_SEL)
+                                            D_MOVE_SELECT, D_SWAP, G_ART_IDX, G_DEC, G_MAY0, G_PLAYER, G_SEL, G_TURN)
 from wargame_envs.breitenfeld.tables import fields, globals_of, unit_at, view
 from wargame_envs.core.jit import kernel
 
@@ -36,9 +36,15 @@ GOOD_CONTACT = 3.0    # movement: ending next to a disrupted enemy
 BAD_CONTACT = 10.0    # movement: ending next to undisrupted enemies too strong for us (contact_score)
 COVER_BONUS = 0.3     # movement: ending in a town, woods or hilltop hex
 RANK_STEP = 1 << 20   # selection: disrupted units rank this far ahead (more than any distance)
+HOLD_OFF = 100.0      # movement (the plan's hold): ending within the release distance of an enemy unit (12.4)
+WALL_STEP = 0.1       # movement (the wall): each hex a unit moves away from where it stands
+WALL_POUNCE = 10.0    # movement (the wall): ending next to a disrupted enemy and no undisrupted one too strong
+WALL_CONTACT = 50.0   # movement (the wall): ending next to undisrupted enemies
 # the movement judgement J, a tuple: per hex (cover: town, woods or hilltop; its hex row), per side (contact rule:
-# add the enemies up, margin; the score per hex row nearer row 01)
-J_COVER, J_ROW, J_TOGETHER, J_MARGIN, J_FLANK = range(5)
+# add the enemies up, margin; the score per hex row nearer row 01; the plan: hold turn, wall, withdraw,
+# pounce odds, cavalry draw-back distance)
+(J_COVER, J_ROW, J_TOGETHER, J_MARGIN, J_FLANK, J_HOLD, J_WALL, J_WITHDRAW, J_POUNCE,
+    J_CAV_BACK) = range(10)
 
 
 # ------------------------------------------------------------------ the enemy's whereabouts
@@ -76,6 +82,37 @@ def only(scores, a):
     scores[a] = 0.0
 
 
+@kernel
+def holding(J, g, player):
+    """The side's plan holds (``MoveStyle.hold``): before its hold turn while the enemy may not move yet (12.3,
+    12.4), so that its artillery holds fire and its units keep beyond the release distance."""
+    return g[G_TURN] < J[J_HOLD][player] and g[G_MAY0 + 1 - player] == 0
+
+
+@kernel
+def pounce_ok(T, at, u_dis, player, strength, here, h, J):
+    """The wall's pounce: every undisrupted enemy next to ``h`` faces at least ``pounce`` times its defence
+    (terrain counted) from ``strength`` and the undisrupted friends already next to it."""
+    any_enemy = False
+    for d in range(6):
+        j = T.neighbors[h, d]
+        if j < 0:
+            continue
+        e = at[j]
+        if e < 0 or T.unit_side[e] == player or u_dis[e]:
+            continue
+        any_enemy = True
+        mult = T.defense_mult[j] if not T.defense_needs_slope[j] or T.is_slope[h] else 1
+        att = strength * 1.0
+        for d2 in range(6):
+            k = T.neighbors[j, d2]
+            if k >= 0 and k != here and at[k] >= 0 and T.unit_side[at[k]] == player and not u_dis[at[k]]:
+                att += T.unit_strength[at[k]]
+        if att < J[J_POUNCE][player] * T.unit_strength[e] * mult:
+            return False
+    return any_enemy
+
+
 # ------------------------------------------------------------------ decisions
 @kernel
 def score_swap(T, buf, player, mask, scores):
@@ -96,9 +133,13 @@ def score_swap(T, buf, player, mask, scores):
 
 
 @kernel
-def score_artillery(T, buf, player, mask, scores):
-    """5.0: the target at the shortest range (the best chance to hit), undisrupted units first."""
+def score_artillery(T, buf, J, player, mask, scores):
+    """5.0: the target at the shortest range (the best chance to hit), undisrupted units first; no fire while the
+    side's plan holds (:func:`holding`: an Allied unit disrupted by Imperial artillery releases the Allies, 12.4)."""
     u_hex, u_dis, _, _, _, _, a_hex, _, _, _, g = fields(buf, T)
+    if mask[END] and holding(J, g, player):
+        only(scores, END)
+        return
     h0 = a_hex[g[G_ART_IDX]]
     at = unit_at(u_hex, T.nh)
     any_target = False
@@ -165,8 +206,13 @@ def score_move_dest(T, buf, J, player, mask, scores):
 
     Off the map whenever allowed (pursuit). A leader joins the undisrupted unit of its corps nearest the enemy
     (the stronger between equals), else stays. A disrupted unit stays if allowed, else flees as far from the
-    enemy as it can. An undisrupted unit closes in on the enemy (:func:`contact_score`), cover preferred; between
-    hexes otherwise equal, the side's flank score per hex row nearer row 01."""
+    enemy as it can (with the side's ``withdraw``, it flees too when it stands next to an enemy unit). An
+    undisrupted unit closes in on the enemy (:func:`contact_score`), cover preferred; between hexes otherwise
+    equal, the side's flank score per hex row nearer row 01. The side's plan (``MoveStyle``): while it holds
+    (:func:`holding`), no unit ends within the release distance of an enemy unit; with ``wall``, an undisrupted
+    unit stays where it is unless it can end next to a disrupted enemy and no undisrupted one too strong for it
+    (or, with ``pounce``, next to undisrupted enemies at those odds: :func:`pounce_ok`), and ends next to
+    undisrupted enemies only where it must; with ``cav_back``, the cavalry draws back while the plan holds."""
     if mask[EXIT]:
         only(scores, EXIT)
         return -1
@@ -187,6 +233,11 @@ def score_move_dest(T, buf, J, player, mask, scores):
         return -1
     here = u_hex[p]
     if u_dis[p]:
+        if J[J_WITHDRAW][player] and enemy_distance(T, eh, ne, here) <= 1:
+            for h in range(T.nh):   # out of the enemy's zones of control, staying only where it must
+                if mask[T.hex0 + h]:
+                    scores[T.hex0 + h] = enemy_distance(T, eh, ne, h) + (0.5 if h == here else 0.0)
+            return -1
         if mask[T.hex0 + here]:
             only(scores, T.hex0 + here)
         else:
@@ -195,12 +246,26 @@ def score_move_dest(T, buf, J, player, mask, scores):
                     scores[T.hex0 + h] = enemy_distance(T, eh, ne, h)
         return -1
     strength = T.unit_strength[p]
+    hold = holding(J, g, player)
     for h in range(T.nh):
         if mask[T.hex0 + h]:
             d = enemy_distance(T, eh, ne, h)
-            score = -float(d)
-            if d == 1:
-                score += contact_score(T, at, u_dis, player, strength, h, J)
+            contact = contact_score(T, at, u_dis, player, strength, h, J) if d == 1 else 0.0
+            if J[J_WALL][player]:
+                if hold and J[J_CAV_BACK][player] > 0 and T.unit_kind[p] != 0:   # cavalry behind the wall
+                    score = min(d, J[J_CAV_BACK][player]) - WALL_STEP * T.dist[here, h]
+                elif d != 1:
+                    score = -WALL_STEP * T.dist[here, h]
+                elif contact > 0:       # next to a disrupted enemy, no undisrupted one too strong for us
+                    score = WALL_POUNCE + contact
+                elif J[J_POUNCE][player] > 0 and pounce_ok(T, at, u_dis, player, strength, here, h, J):   # odds
+                    score = WALL_POUNCE
+                else:
+                    score = contact - WALL_CONTACT
+            else:
+                score = contact - float(d)
+                if hold and h != here and d <= T.release_distance:
+                    score -= HOLD_OFF
             if J[J_COVER][h]:
                 score += COVER_BONUS
             score -= J[J_FLANK][player] * J[J_ROW][h]
@@ -276,7 +341,7 @@ def score_actions(T, buf, J, player, mask, scores):
     if dec == D_SWAP:
         score_swap(T, buf, player, mask, scores)
     elif dec == D_ART:
-        score_artillery(T, buf, player, mask, scores)
+        score_artillery(T, buf, J, player, mask, scores)
     elif dec == D_MOVE_SELECT:
         score_move_select(T, buf, player, mask, scores)
     elif dec == D_MOVE_DEST:

@@ -6,8 +6,9 @@ the Ambush Regiment by schedule). Each decision: rally at the Standard when two 
 there and its Flight Points come within ten of its Flight Level (14.0, 16.0); else activate the command that
 puts the most units to use (those near the enemy fight, the others march up where a step is open; for the
 Continuity weighted by the command's rating), move units step by step toward the nearest enemy, fire whenever
-a target is in range, stop with the enemy to the front, shock with every eligible unit (charging where it can),
-react and return fire, counter-charge with heavy cavalry, retreat away from the enemy.
+a target is in range, stop with the enemy to the front, shock or charge where the odds are fair, react and
+return fire, counter-charge with heavy cavalry, retreat away from the enemy; rest Disordered units and move
+leaders after their units (the plan, below).
 
 Until 2026-12-04 it activated the command nearest the enemy and its cavalry stopped 2-3 hexes short to charge:
 the commands behind the front line then never moved (the Mongol Commands 8, 9, 11 and 12 stood on their set-up

@@ -3,8 +3,10 @@
     python tests/data/make_kulikovo_scripted_decisions.py
 
 The committed file holds the decisions of the heuristic as it has been since 2026-12-05 (it rallies two or more
-Retired units at its Standard when its Flight Points near its Flight Level, and activates the command that puts the most units to use, counting only units that
-can fight or have an open step toward the enemy; its cavalry no longer stops short to charge), so
+Retired units at its Standard when its Flight Points near its Flight Level, and activates the command that puts
+the most units to use, counting only units that can fight or have an open step toward the enemy; its cavalry no
+longer stops short to charge; and, re-recorded the same day, both sides play the plan of fair-odds attacks, resting
+Disordered units, fire discipline and leaders that follow their units: docs/kulikovo.md), so
 ``tests/kulikovo/test_kulikovo_scripted.py`` checks that the compiled kernel, its batched entry points and the
 agent keep taking them. (The first file, made by the Python agent that the kernel replaced, the agent of git
 93c3247, showed that the kernel took the same decisions as that agent: it made the same file byte for byte.) Each game (scripted against scripted, scripted against random
