@@ -14,12 +14,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from bf_helpers import adjacent, piece, start
+from bf_helpers import adjacent, hexa, piece, start
 from bf_helpers import play as apply_actions
 
 from agents.breitenfeld_scripted import (MOVE_STYLE, MOVE_STYLE_BEFORE, BreitenfeldScriptedAgent, MoveStyle,
                                         scripted_actions, scripted_gaps, scripted_ties)
 from agents.scripted import batched_scripted
+from wargame_envs.breitenfeld import actions as A
 from wargame_envs.breitenfeld.batch import BreitenfeldBackend
 from wargame_envs.core.dice import Dice
 from wargame_envs.core.vector import VectorGame
@@ -187,10 +188,12 @@ def test_the_agent_kernel_runs_the_same_as_plain_python():
 
 
 # ------------------------------------------------------------------ each side's movement style (MOVE_STYLE)
-def destination_gaps(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> dict[str, float]:
+def destination_gaps(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE,
+                     turn: int = 6) -> dict[str, float]:
     """The scripted agent's rating of each destination of ``mover`` (its leader stacked with it, so in command),
     below the best (0 for the tied-best)."""
-    s, d = start(units, leaders={leader: units[mover]}, phase="movement", active=active, turn=6)
+    home = units[mover]["hex"] if isinstance(units[mover], dict) else units[mover]
+    s, d = start(units, leaders={leader: home}, phase="movement", active=active, turn=turn)
     apply_actions(s, d, piece(mover))
     assert ENGINE.decision_key(s) == "move_dest"
     gaps = BreitenfeldScriptedAgent(0, style).gaps(ENGINE, s, ENGINE.current_player(s), ENGINE.legal_mask(s))
@@ -198,11 +201,16 @@ def destination_gaps(units: dict, mover: str, active: str, leader: str, style=MO
             if a >= ENGINE.codec.hex0}
 
 
-def destination_ties(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE) -> set[str]:
+def destination_ties(units: dict, mover: str, active: str, leader: str, style=MOVE_STYLE, turn: int = 6) -> set[str]:
     """The scripted agent's tied-best destinations for ``mover``."""
-    ties = {h for h, gap in destination_gaps(units, mover, active, leader, style).items() if gap >= -1e-9}
-    assert ties and units[mover] not in ties          # it closes in rather than stays
+    ties = {h for h, gap in destination_gaps(units, mover, active, leader, style, turn).items() if gap >= -1e-9}
+    assert ties and str(units[mover]) not in ties     # it moves rather than stays
     return ties
+
+
+#: Each side's style without the plan of 2026-12-05 (hold, wall, withdraw, pounce, cavalry back): the contact rule
+#: and the flank alone.
+NO_PLAN = tuple(side._replace(hold=0, wall=False, withdraw=False, pounce=0.0, cav_back=0) for side in MOVE_STYLE)
 
 
 def next_to(h: str, *others: str) -> int:
@@ -216,14 +224,14 @@ def test_an_imperial_tercio_does_not_close_in_where_the_obliged_attack_is_agains
     ends next to one of them, in the hex row nearest row 01 among those (the flank). Before, it judged them one at
     a time and closed in next to both as readily."""
     units = {"IC1": "1510", "SC1": "1210", "SC2": "1211"}
-    ties = destination_ties(units, "IC1", "imp_center", "tilly")
+    ties = destination_ties(units, "IC1", "imp_center", "tilly", NO_PLAN)
     assert ties and all(next_to(h, "1210", "1211") == 1 for h in ties)
     assert len({h[2:] for h in ties}) == 1           # one hex row: the flank decides between equals
     before = destination_ties(units, "IC1", "imp_center", "tilly", MOVE_STYLE_BEFORE)
     assert any(next_to(h, "1210", "1211") == 2 for h in before)
     assert min(h[2:] for h in before if next_to(h, "1210", "1211") == 1) == next(iter(ties))[2:]
     # the ratings prior (--hint scores) sees the flank too: each row farther from row 01, 0.01 lower
-    gaps = destination_gaps(units, "IC1", "imp_center", "tilly")
+    gaps = destination_gaps(units, "IC1", "imp_center", "tilly", NO_PLAN)
     row = int(next(iter(ties))[2:])
     for h in before:
         if next_to(h, "1210", "1211") == 1:
@@ -235,9 +243,66 @@ def test_an_allied_brigade_still_judges_the_enemies_one_at_a_time():
     (7 each), each no stronger than it, and draws among equal hexes without a flank."""
     units = {"SC1": "1510", "IL1": "1210", "IL2": "1211"}
     ties = destination_ties(units, "SC1", "allied_center", "teuffel")
+    assert ties == destination_ties(units, "SC1", "allied_center", "teuffel", NO_PLAN)  # its withdraw: not here
     assert any(next_to(h, "1210", "1211") == 2 for h in ties)
     assert len({h[2:] for h in ties}) > 1
     assert ties == destination_ties(units, "SC1", "allied_center", "teuffel", MOVE_STYLE_BEFORE)
+
+
+# ------------------------------------------------------------------ the plan (docs/breitenfeld.md, "The scripted agent")
+def test_the_imperial_guns_hold_fire_while_the_allies_may_not_move():
+    """12.4 releases the Allies when Imperial artillery disrupts one of their units. Before turn 5 (``hold``), while
+    the Allies may not move, the Imperial guns hold their fire; from turn 5 they fire at the nearest target, as the
+    Allied guns always do."""
+    units, arts = {"SC1": "1110", "IC1": "1410", "IC2": "1106"}, {"SA1": "1110", "IA1": "1106"}
+    for turn, imperial in ((2, {A.END}), (5, {hexa("1110")})):
+        s, d = start(units, artillery=arts, phase="artillery", turn=turn, cup=[])
+        allied = BreitenfeldScriptedAgent(0).ties(ENGINE, s, 0, ENGINE.legal_mask(s))
+        assert set(allied.tolist()) == {hexa("1410")}
+        apply_actions(s, d, hexa("1410"))
+        assert ENGINE.current_player(s) == 1
+        assert set(BreitenfeldScriptedAgent(0).ties(ENGINE, s, 1, ENGINE.legal_mask(s)).tolist()) == imperial
+
+
+def distance(h: str, other: str) -> int:
+    return int(ENGINE.grid.dist[ENGINE.grid.index[h], ENGINE.grid.index[other]])
+
+
+def test_the_imperial_wall_stands_and_steps_out_only_at_the_odds_of_its_pounce():
+    """``wall``: a tercio (12) three hexes from two brigades (8 each) does not close in: it stands, or takes the
+    cover of the hill behind it (1808; cover and flank break the ties). It steps out next to a disrupted brigade;
+    next to an undisrupted one only at 3-1 or better (``pounce``), counting the undisrupted friends already next
+    to it: with IC2 (12) there, 12 + 12 against 8 x 3."""
+    for units in ({"IC1": "1510", "SC1": "1210", "SC2": "1211"}, {"IC1": "1510", "SC1": "1210"}):
+        ties = destination_ties(units, "IC1", "imp_center", "tilly")
+        assert ties == {"1808"} and distance("1808", "1210") > distance("1510", "1210")
+        assert destination_ties(units, "IC1", "imp_center", "tilly", NO_PLAN) != ties   # it closed in
+    ties = destination_ties({"IC1": "1510", "SC1": {"hex": "1210", "disrupted": True}}, "IC1", "imp_center",
+                            "tilly")
+    assert all(next_to(h, "1210") for h in ties)
+    ties = destination_ties({"IC1": "1510", "SC1": "1210", "IC2": "1110"}, "IC1", "imp_center", "tilly")
+    assert all(next_to(h, "1210") for h in ties)
+
+
+def test_disrupted_units_next_to_the_enemy_withdraw():
+    """``withdraw`` (both sides): a disrupted unit next to an enemy unit moves as far from the enemy as it may
+    instead of staying in its zone of control, where it could not be undisrupted (9.2)."""
+    units = {"SC1": {"hex": "1210", "disrupted": True}, "IC1": "1310"}
+    ties = destination_ties(units, "SC1", "allied_center", "teuffel")
+    far = max(distance(h, "1310") for h in ties)
+    assert far > 1 and all(distance(h, "1310") == far for h in ties)
+    gaps = destination_gaps(units, "SC1", "allied_center", "teuffel", NO_PLAN)
+    assert gaps["1210"] == 0                          # before: it stayed
+
+
+def test_the_imperial_cavalry_draws_back_behind_the_wall_while_the_plan_holds():
+    """``cav_back``: on turn 4 the Imperialists may move and the Allies not yet (12.3, 12.4): a cuirassier moves as
+    far from the enemy as it may, to the rear edge (column 23). From turn 5 the wall keeps it from closing in: it
+    takes the cover of the hill next to it."""
+    units = {"IR1": "1802", "SC1": "1402"}
+    assert destination_ties(units, "IR1", "imp_right", "furstenberg", turn=4) == {"2301"}
+    ties = destination_ties(units, "IR1", "imp_right", "furstenberg")
+    assert ties == {"1804", "1904"} and all(distance(h, "1402") >= distance("1802", "1402") for h in ties)
 
 
 def test_a_move_style_must_give_each_side_a_positive_margin():

@@ -17,7 +17,8 @@ Arrays: ``states`` (n, S) int32 buffers; ``ties`` (the tied-best actions of ever
 
 The decisions were re-recorded on 2026-12-05, when the Imperial side's movement judgement changed
 (:data:`MOVE_STYLE`: the obliged attack judged against all the adjacent enemies, with a margin, and the line
-shifted toward the Saxon flank; docs/breitenfeld.md, "The scripted agent").
+shifted toward the Saxon flank; docs/breitenfeld.md, "The scripted agent"), and again the same day for the plan
+(hold, wall, withdraw, pounce, cavalry behind the wall; the Allies' withdraw).
 
 ``--speed`` instead measures decisions per second on the recorded positions: this Python agent and the compiled
 agent (``act``, game by game), and the batched ``scripted_actions`` / ``scripted_ties`` on 256 positions a call.
@@ -37,7 +38,7 @@ sys.path.insert(0, str(ROOT))
 from agents.base import RandomAgent  # noqa: E402
 from wargame_envs.breitenfeld import actions as A  # noqa: E402
 from wargame_envs.breitenfeld.rules import BreitenfeldEngine  # noqa: E402
-from wargame_envs.breitenfeld.state import G_ART_IDX, G_SEL  # noqa: E402
+from wargame_envs.breitenfeld.state import G_ART_IDX, G_MAY0, G_SEL, G_TURN  # noqa: E402
 from wargame_envs.breitenfeld.zoc import Snap  # noqa: E402
 from wargame_envs.core.dice import Dice  # noqa: E402
 
@@ -49,9 +50,10 @@ GAMES = ([(100 + i, "scripted-scripted", OPTIONS[i % 4]) for i in range(18)]
 KEEP = 0.5    # the share of the decisions kept (the file stays under 2 MB)
 
 
-#: Each side's movement style (together, margin, flank), as ``agents.breitenfeld_scripted.MOVE_STYLE`` sets it
-#: since 2026-12-05 (before: ``(False, 1.0, 0.0)`` for both sides).
-MOVE_STYLE = ((False, 1.0, 0.0), (True, 1.25, 0.01))
+#: Each side's movement style (together, margin, flank, hold, wall, withdraw, pounce, cav_back), as
+#: ``agents.breitenfeld_scripted.MOVE_STYLE`` sets it since 2026-12-05 (before: ``(False, 1.0, 0.0)`` and no plan
+#: for both sides; then ``(True, 1.25, 0.01)`` for the Imperial side; then the plan).
+MOVE_STYLE = ((False, 1.0, 0.0, 0, False, True, 0.0, 0), (True, 1.25, 0.01, 5, True, True, 3.0, 12))
 
 
 class PythonBreitenfeldAgent:
@@ -116,8 +118,15 @@ class PythonBreitenfeldAgent:
             opts.append((n, a))
         return self._pick(opts)
 
+    @staticmethod
+    def _holding(s, player) -> bool:
+        """The side's plan holds: before its hold turn while the enemy may not move yet (12.3, 12.4)."""
+        return int(s.g[G_TURN]) < MOVE_STYLE[player][3] and int(s.g[G_MAY0 + 1 - player]) == 0
+
     def _artillery(self, E, s, player, legal):
         D, c = E.D, E.codec
+        if A.END in legal and self._holding(s, player):
+            return A.END
         snap = Snap(D, s)
         a_idx = int(s.g[G_ART_IDX])
         h0 = int(s.a_hex[a_idx])
@@ -165,18 +174,22 @@ class PythonBreitenfeldAgent:
             here = int(s.l_hex[p - D.n_units])
             return self._pick(best) if best else c.hex(here)
         here = snap.uh[p]
+        together, margin, flank, _, wall, withdraw, pounce, cav_back = MOVE_STYLE[player]
         if snap.ud[p]:
+            if withdraw and ed[here] <= 1:
+                # the plan's withdraw: out of the enemy's zones of control, staying only where it must
+                return self._pick([(ed[h] + (0.5 if h == here else 0.0), c.hex(h)) for h in dests])
             # disrupted: stay if allowed, else the farthest hex from the enemy
             if c.hex(here) in legal:
                 return c.hex(here)
             opts = [(ed[h], c.hex(h)) for h in dests]
             return self._pick(opts)
         st = D.unit_strength[p]
-        together, margin, flank = MOVE_STYLE[player]
+        hold = self._holding(s, player)
         opts = []
         for h in dests + [here]:
             d = ed[h]
-            score = -float(d)
+            contact = 0.0
             if d == 1:
                 good = False
                 defence = []
@@ -189,12 +202,44 @@ class PythonBreitenfeldAgent:
                             mult = D.defense_mult[j] if not D.defense_needs_slope[j] or D.is_slope[h] else 1
                             defence.append(D.unit_strength[e] * mult)
                 bad = st < margin * ((sum if together else max)(defence) if defence else 0)
-                score += (3.0 if good else 0.0) - (10.0 if bad else 0.0)
+                contact = (3.0 if good else 0.0) - (10.0 if bad else 0.0)
+            step = 0.1 * int(D.grid.dist[here, h])
+            if wall:
+                if hold and cav_back > 0 and D.unit_kind[p] != 0:
+                    score = min(d, cav_back) - step      # the cavalry behind the wall
+                elif d != 1:
+                    score = -step
+                elif contact > 0:
+                    score = 10.0 + contact
+                elif pounce > 0 and self._pounce_ok(D, snap, player, st, here, h, pounce):
+                    score = 10.0
+                else:
+                    score = contact - 50.0
+            else:
+                score = contact - float(d)
+                if hold and h != here and d <= D.release_distance:
+                    score -= 100.0
             if D.hex_terrain_name[h] in ("town", "woods", "hilltop"):
                 score += 0.3
             score -= flank * int(D.grid.ids[h][2:])
             opts.append((score, c.hex(h)))
         return self._pick(opts)
+
+    @staticmethod
+    def _pounce_ok(D, snap, player, st, here, h, pounce) -> bool:
+        """Every undisrupted enemy next to ``h`` faces ``pounce`` times its defence from ``st`` and the undisrupted
+        friends already next to it (the moving unit's own hex ``here`` left out)."""
+        enemies = [j for j in D.grid.adjacent[h] if snap.at[j] >= 0 and D.unit_side[snap.at[j]] != player
+                   and not snap.ud[snap.at[j]]]
+        for j in enemies:
+            e = snap.at[j]
+            mult = D.defense_mult[j] if not D.defense_needs_slope[j] or D.is_slope[h] else 1
+            friends = sum(D.unit_strength[snap.at[k]] for k in D.grid.adjacent[j]
+                          if k != here and snap.at[k] >= 0 and D.unit_side[snap.at[k]] == player
+                          and not snap.ud[snap.at[k]])
+            if st + friends < pounce * D.unit_strength[e] * mult:
+                return False
+        return bool(enemies)
 
     def _combat(self, E, s, player, legal):
         D, c = E.D, E.codec
